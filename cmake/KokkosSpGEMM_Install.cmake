@@ -1,0 +1,22 @@
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS kokkosspgemm EXPORT KokkosSpGEMMTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY src/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.hpp" PATTERN "tool" EXCLUDE)
+install(FILES ${PROJECT_BINARY_DIR}/src/KokkosSpGEMM_Config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/KokkosSpGEMM)
+install(EXPORT KokkosSpGEMMTargets NAMESPACE KokkosSpGEMM:: DESTINATION ${_cmake_dir})
+# The config remembers where Kokkos was found so that a consumer needs no -DKokkos_ROOT of its own.
+set(KokkosSpGEMM_KOKKOS_DIR "${Kokkos_DIR}")
+set(KokkosSpGEMM_KOKKOSKERNELS_DIR "${KokkosKernels_DIR}")
+configure_package_config_file(cmake/KokkosSpGEMMConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/KokkosSpGEMMConfig.cmake INSTALL_DESTINATION ${_cmake_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/KokkosSpGEMMConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/KokkosSpGEMMConfig.cmake ${PROJECT_BINARY_DIR}/KokkosSpGEMMConfigVersion.cmake
+  cmake/KokkosSpGEMM_Dependencies.cmake DESTINATION ${_cmake_dir})

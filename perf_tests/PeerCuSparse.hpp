@@ -1,0 +1,176 @@
+// cuSPARSE's generic SpGEMM as a peer (CUDA builds): one-shot with its default algorithm (work estimation, compute,
+// copy, buffers allocated and freed inside the timing), and its reuse API (numeric-only cusparseSpGEMMreuse_compute
+// after one structure pass), with the bytes each keeps.
+#ifndef KOKKOSSPGEMM_PEERCUSPARSE_HPP
+#define KOKKOSSPGEMM_PEERCUSPARSE_HPP
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace KokkosSpGEMMPerf {
+
+inline void cusparse_check(cusparseStatus_t s, const char* what) {
+  if (s != CUSPARSE_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cusparseGetErrorString(s));
+}
+inline void cuda_check(cudaError_t s, const char* what) {
+  if (s != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(s));
+}
+
+/// Device buffer freed on scope exit.
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) : bytes(n) {
+    if (n) cuda_check(cudaMalloc(&ptr, n), "cudaMalloc");
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr(o.ptr), bytes(o.bytes) {
+    o.ptr = nullptr;
+    o.bytes = 0;
+  }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(ptr, o.ptr);
+    std::swap(bytes, o.bytes);
+    return *this;
+  }
+  ~DeviceBuffer() {
+    if (ptr) cudaFree(ptr);
+  }
+};
+
+/// C = A*B for 32-bit indices and double values through cuSPARSE.
+class CuSparseSpGEMM {
+ public:
+  CuSparseSpGEMM(int m, int k, int n, std::int64_t nnz_a, const int* a_rows, const int* a_cols, const double* a_vals,
+                 std::int64_t nnz_b, const int* b_rows, const int* b_cols, const double* b_vals)
+      : m_m(m), m_n(n) {
+    cusparse_check(cusparseCreate(&m_handle), "cusparseCreate");
+    cusparse_check(cusparseCreateCsr(&m_a, m, k, nnz_a, const_cast<int*>(a_rows), const_cast<int*>(a_cols),
+                                     const_cast<double*>(a_vals), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                   "cusparseCreateCsr(A)");
+    cusparse_check(cusparseCreateCsr(&m_b, k, n, nnz_b, const_cast<int*>(b_rows), const_cast<int*>(b_cols),
+                                     const_cast<double*>(b_vals), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                   "cusparseCreateCsr(B)");
+  }
+  ~CuSparseSpGEMM() {
+    release_c();
+    cusparseDestroySpMat(m_a);
+    cusparseDestroySpMat(m_b);
+    cusparseDestroy(m_handle);
+  }
+
+  /// One-shot with the default algorithm; returns the peak bytes of its buffers.
+  std::size_t one_shot() {
+    release_c();
+    make_c();
+    cusparseSpGEMMDescr_t desc;
+    cusparse_check(cusparseSpGEMM_createDescr(&desc), "createDescr");
+    const double alpha = 1.0, beta = 0.0;
+    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    std::size_t bytes1 = 0, bytes2 = 0;
+    cusparse_check(cusparseSpGEMM_workEstimation(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F,
+                                                 CUSPARSE_SPGEMM_DEFAULT, desc, &bytes1, nullptr),
+                   "workEstimation");
+    DeviceBuffer buf1(bytes1);
+    cusparse_check(cusparseSpGEMM_workEstimation(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F,
+                                                 CUSPARSE_SPGEMM_DEFAULT, desc, &bytes1, buf1.ptr),
+                   "workEstimation");
+    cusparse_check(cusparseSpGEMM_compute(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F,
+                                          CUSPARSE_SPGEMM_DEFAULT, desc, &bytes2, nullptr),
+                   "compute");
+    DeviceBuffer buf2(bytes2);
+    cusparse_check(cusparseSpGEMM_compute(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F,
+                                          CUSPARSE_SPGEMM_DEFAULT, desc, &bytes2, buf2.ptr),
+                   "compute");
+    alloc_c_arrays();
+    cusparse_check(
+        cusparseSpGEMM_copy(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, desc),
+        "copy");
+    cusparseSpGEMM_destroyDescr(desc);
+    return bytes1 + bytes2;
+  }
+
+  /// The reuse API's structure pass; afterwards reuse_compute() is the numeric phase. Returns the kept bytes.
+  std::size_t reuse_setup() {
+    release_c();
+    make_c();
+    cusparse_check(cusparseSpGEMM_createDescr(&m_reuse), "createDescr");
+    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    const auto alg = CUSPARSE_SPGEMM_DEFAULT;
+    std::size_t b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0;
+    cusparse_check(cusparseSpGEMMreuse_workEstimation(m_handle, op, op, m_a, m_b, m_c, alg, m_reuse, &b1, nullptr),
+                   "reuse_workEstimation");
+    DeviceBuffer buf1(b1);
+    cusparse_check(cusparseSpGEMMreuse_workEstimation(m_handle, op, op, m_a, m_b, m_c, alg, m_reuse, &b1, buf1.ptr),
+                   "reuse_workEstimation");
+    cusparse_check(cusparseSpGEMMreuse_nnz(m_handle, op, op, m_a, m_b, m_c, alg, m_reuse, &b2, nullptr, &b3, nullptr,
+                                           &b4, nullptr),
+                   "reuse_nnz");
+    DeviceBuffer buf2(b2), buf3(b3);
+    m_kept4 = DeviceBuffer(b4);
+    cusparse_check(cusparseSpGEMMreuse_nnz(m_handle, op, op, m_a, m_b, m_c, alg, m_reuse, &b2, buf2.ptr, &b3, buf3.ptr,
+                                           &b4, m_kept4.ptr),
+                   "reuse_nnz");
+    alloc_c_arrays();
+    cusparse_check(cusparseSpGEMMreuse_copy(m_handle, op, op, m_a, m_b, m_c, alg, m_reuse, &b5, nullptr), "reuse_copy");
+    m_kept5 = DeviceBuffer(b5);
+    cusparse_check(cusparseSpGEMMreuse_copy(m_handle, op, op, m_a, m_b, m_c, alg, m_reuse, &b5, m_kept5.ptr),
+                   "reuse_copy");
+    return b4 + b5;
+  }
+
+  void reuse_compute() {
+    const double alpha = 1.0, beta = 0.0;
+    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    cusparse_check(cusparseSpGEMMreuse_compute(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F,
+                                               CUSPARSE_SPGEMM_DEFAULT, m_reuse),
+                   "reuse_compute");
+  }
+
+  std::int64_t nnz() const { return m_nnz; }
+  const int* c_rows() const { return static_cast<const int*>(m_c_rows.ptr); }
+  const int* c_cols() const { return static_cast<const int*>(m_c_cols.ptr); }
+  const double* c_vals() const { return static_cast<const double*>(m_c_vals.ptr); }
+
+ private:
+  void make_c() {
+    m_c_rows = DeviceBuffer(sizeof(int) * (static_cast<std::size_t>(m_m) + 1));
+    cusparse_check(cusparseCreateCsr(&m_c, m_m, m_n, 0, m_c_rows.ptr, nullptr, nullptr, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                   "cusparseCreateCsr(C)");
+  }
+  void alloc_c_arrays() {
+    std::int64_t rows, cols;
+    cusparse_check(cusparseSpMatGetSize(m_c, &rows, &cols, &m_nnz), "SpMatGetSize");
+    m_c_cols = DeviceBuffer(sizeof(int) * static_cast<std::size_t>(m_nnz));
+    m_c_vals = DeviceBuffer(sizeof(double) * static_cast<std::size_t>(m_nnz));
+    cusparse_check(cusparseCsrSetPointers(m_c, m_c_rows.ptr, m_c_cols.ptr, m_c_vals.ptr), "CsrSetPointers");
+  }
+  void release_c() {
+    if (m_c) cusparseDestroySpMat(m_c);
+    m_c = nullptr;
+    if (m_reuse) cusparseSpGEMM_destroyDescr(m_reuse);
+    m_reuse = nullptr;
+    m_kept4 = DeviceBuffer();
+    m_kept5 = DeviceBuffer();
+  }
+
+  int m_m, m_n;
+  std::int64_t m_nnz = 0;
+  cusparseHandle_t m_handle = nullptr;
+  cusparseSpMatDescr_t m_a = nullptr, m_b = nullptr, m_c = nullptr;
+  cusparseSpGEMMDescr_t m_reuse = nullptr;
+  DeviceBuffer m_c_rows, m_c_cols, m_c_vals, m_kept4, m_kept5;
+};
+
+}  // namespace KokkosSpGEMMPerf
+
+#endif

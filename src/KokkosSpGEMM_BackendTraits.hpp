@@ -1,0 +1,75 @@
+// The only place where execution spaces differ for us: every KOKKOS_ENABLE_<BACKEND> branch lives here.
+#ifndef KOKKOSSPGEMM_BACKENDTRAITS_HPP
+#define KOKKOSSPGEMM_BACKENDTRAITS_HPP
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+namespace KokkosSpGEMM {
+
+/// Per-backend constants used to configure kernels. The primary template describes a CPU space.
+template <class ExecSpace>
+struct BackendTraits {
+  static constexpr bool is_gpu = false;
+  /// Widest vector length a team may use (1 on CPUs: a team is one thread, a row is owned by that thread).
+  static constexpr int max_vector_length = 1;
+  /// Threads that execute in lock step (warp/wavefront), 1 on CPUs.
+  static constexpr int simd_width = 1;
+  /// Level-0 scratch bytes we plan a team around; the runtime limit is checked against scratch_size_max.
+  static constexpr int scratch_bytes_per_team = 64 * 1024;
+  /// Teams resident per unit of concurrency (used to size the global memory pool).
+  static constexpr int teams_per_concurrency = 1;
+  static const char* name() { return "Host"; }
+};
+
+#if defined(KOKKOS_ENABLE_SERIAL)
+template <>
+struct BackendTraits<Kokkos::Serial> : BackendTraits<void> {
+  static const char* name() { return "Serial"; }
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_OPENMP)
+template <>
+struct BackendTraits<Kokkos::OpenMP> : BackendTraits<void> {
+  static const char* name() { return "OpenMP"; }
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_THREADS)
+template <>
+struct BackendTraits<Kokkos::Threads> : BackendTraits<void> {
+  static const char* name() { return "Threads"; }
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct BackendTraits<Kokkos::Cuda> {
+  static constexpr bool is_gpu = true;
+  static constexpr int max_vector_length = 32;
+  static constexpr int simd_width = 32;
+  // 48 KiB is available without opting in on every NVIDIA GPU since Kepler.
+  static constexpr int scratch_bytes_per_team = 48 * 1024;
+  static constexpr int teams_per_concurrency = 1;
+  static const char* name() { return "Cuda"; }
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_HIP)
+template <>
+struct BackendTraits<Kokkos::HIP> {
+  static constexpr bool is_gpu = true;
+  static constexpr int max_vector_length = 64;
+  static constexpr int simd_width = 64;
+  // 64 KiB of LDS per workgroup on CDNA.
+  static constexpr int scratch_bytes_per_team = 64 * 1024;
+  static constexpr int teams_per_concurrency = 1;
+  static const char* name() { return "HIP"; }
+};
+#endif
+
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,90 @@
+// The handle: owns the analysis of one (A, B) structure pair, made by spgemm_symbolic and reused by every
+// spgemm_numeric call on operands of that structure.
+#ifndef KOKKOSSPGEMM_HANDLE_HPP
+#define KOKKOSSPGEMM_HANDLE_HPP
+
+#include <KokkosSpGEMM_BackendTraits.hpp>
+#include <KokkosSpGEMM_Options.hpp>
+#include <impl/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/KokkosSpGEMM_RowBins.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace KokkosSpGEMM {
+
+namespace Impl {
+/// What identifies a structure pair: shapes and entry counts, plus pattern hashes when checking is on.
+struct StructureSignature {
+  std::int64_t a_rows = -1, a_cols = -1, a_nnz = -1, b_rows = -1, b_cols = -1, b_nnz = -1;
+  std::uint64_t a_hash = 0, b_hash = 0;
+  bool operator==(const StructureSignature& o) const {
+    return a_rows == o.a_rows && a_cols == o.a_cols && a_nnz == o.a_nnz && b_rows == o.b_rows && b_cols == o.b_cols &&
+           b_nnz == o.b_nnz && a_hash == o.a_hash && b_hash == o.b_hash;
+  }
+};
+}  // namespace Impl
+
+/// Analysis of C = A*B for one structure of A and B. Scalar, Ordinal and Offset are those of C.
+template <class ExecSpace, class Scalar, class Ordinal = int, class Offset = int>
+class Handle {
+ public:
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using scalar_type = Scalar;
+  using ordinal_type = Ordinal;
+  using offset_type = Offset;
+
+  explicit Handle(const Options& options = Options()) : m_options(options) {}
+
+  const Options& options() const { return m_options; }
+  /// Changing options after the symbolic phase takes effect at the next symbolic phase, except `sorted`.
+  Options& options() { return m_options; }
+
+  /// True once spgemm_symbolic has run.
+  bool has_analysis() const { return m_done; }
+  /// nnz(C), known after the symbolic phase.
+  std::int64_t nnz() const { return m_nnz; }
+  /// Number of products a_ik * b_kj (the flop count is twice this).
+  std::int64_t products() const { return m_products; }
+  std::int64_t max_row_products() const { return m_max_row_products; }
+  /// Largest temporary device memory (bytes) beyond A, B and C that a phase used.
+  std::size_t peak_extra_bytes() const { return m_peak_extra_bytes; }
+  /// Bytes the handle keeps between calls (the numeric phase's row permutation).
+  std::size_t kept_bytes() const { return m_numeric_bins.perm.span() * sizeof(Ordinal); }
+
+  /// Forgets the analysis (the next call must be spgemm_symbolic) and releases its memory.
+  void reset() { *this = Handle(m_options); }
+
+  /// The choices made: the bins of each phase with their kernel configurations and pool sizes.
+  std::string describe() const {
+    std::ostringstream s;
+    s << "KokkosSpGEMM handle on " << BackendTraits<ExecSpace>::name() << ": algorithm "
+      << algorithm_name(m_options.algorithm) << ", " << (m_options.sorted ? "sorted" : "unsorted") << " output\n";
+    if (!m_done) return s.str() + "  (no analysis yet)\n";
+    s << "  C: " << m_signature.a_rows << " x " << m_signature.b_cols << ", nnz " << m_nnz << ", products "
+      << m_products << " (longest row " << m_max_row_products << ")\n";
+    s << "  symbolic bins (by products, clipped to B's columns):\n";
+    for (const auto& c : m_symbolic_configs) s << Impl::describe_bin(c) << "\n";
+    s << "  numeric bins (by exact row size):\n";
+    for (const auto& c : m_numeric_configs) s << Impl::describe_bin(c) << "\n";
+    s << "  memory pool: symbolic " << m_symbolic_pool_bytes << " B, numeric " << m_numeric_pool_bytes
+      << " B; peak extra " << m_peak_extra_bytes << " B; kept between calls " << kept_bytes() << " B\n";
+    return s.str();
+  }
+
+  // Kept public for the pipeline stages in Impl; not part of the stable API.
+  Options m_options;
+  bool m_done = false;
+  Impl::StructureSignature m_signature;
+  std::int64_t m_nnz = 0, m_products = 0, m_max_row_products = 0;
+  std::size_t m_peak_extra_bytes = 0, m_symbolic_pool_bytes = 0, m_numeric_pool_bytes = 0;
+  std::vector<Impl::BinConfig> m_symbolic_configs, m_numeric_configs;
+  Impl::RowBins<Ordinal, memory_space> m_numeric_bins;
+};
+
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,107 @@
+// The public entry points. Data flow: input checks -> row bounds -> row bins -> bin configuration -> symbolic
+// (per-bin counting, row map) -> numeric (per-bin accumulation, sorted rows). See impl/ for each stage.
+#ifndef KOKKOSSPGEMM_SPGEMM_HPP
+#define KOKKOSSPGEMM_SPGEMM_HPP
+
+#include <KokkosSpGEMM_CsrMatrix.hpp>
+#include <KokkosSpGEMM_Errors.hpp>
+#include <KokkosSpGEMM_Handle.hpp>
+#include <KokkosSpGEMM_Options.hpp>
+#include <impl/KokkosSpGEMM_InputChecks.hpp>
+#include <impl/KokkosSpGEMM_Numeric.hpp>
+#include <impl/KokkosSpGEMM_Symbolic.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <type_traits>
+
+namespace KokkosSpGEMM {
+
+namespace Impl {
+/// Opens a Kokkos profiling region for the lifetime of a public call, closed on exceptions too.
+struct ProfilingRegion {
+  explicit ProfilingRegion(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
+  ~ProfilingRegion() { Kokkos::Profiling::popRegion(); }
+  ProfilingRegion(const ProfilingRegion&) = delete;
+  ProfilingRegion& operator=(const ProfilingRegion&) = delete;
+};
+
+template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
+void check_types() {
+  static_assert(Kokkos::is_execution_space<ExecSpace>::value,
+                "KokkosSpGEMM: first argument must be an execution space");
+  static_assert(std::is_same<typename HandleT::execution_space, ExecSpace>::value,
+                "KokkosSpGEMM: the handle's execution space differs from the one passed");
+  static_assert(std::is_same<typename AMatrix::ordinal_type, typename CMatrix::ordinal_type>::value &&
+                    std::is_same<typename BMatrix::ordinal_type, typename CMatrix::ordinal_type>::value,
+                "KokkosSpGEMM: A, B and C must share their ordinal type");
+  static_assert(std::is_same<typename AMatrix::scalar_type, typename CMatrix::scalar_type>::value &&
+                    std::is_same<typename BMatrix::scalar_type, typename CMatrix::scalar_type>::value,
+                "KokkosSpGEMM: A, B and C must share their scalar type");
+  static_assert(std::is_same<typename HandleT::ordinal_type, typename CMatrix::ordinal_type>::value &&
+                    std::is_same<typename HandleT::offset_type, typename CMatrix::offset_type>::value &&
+                    std::is_same<typename HandleT::scalar_type, typename CMatrix::scalar_type>::value,
+                "KokkosSpGEMM: the handle's scalar, ordinal and offset types must be C's");
+  using Space = typename ExecSpace::memory_space;
+  static_assert(
+      Kokkos::SpaceAccessibility<ExecSpace, typename AMatrix::memory_space>::accessible &&
+          Kokkos::SpaceAccessibility<ExecSpace, typename BMatrix::memory_space>::accessible &&
+          std::is_same<typename CMatrix::memory_space, Space>::value,
+      "KokkosSpGEMM: A and B must be accessible from the execution space and C must live in its memory space");
+}
+}  // namespace Impl
+
+/// Symbolic phase: analyses the structures of A and B, stores the analysis in handle and gives C its row map
+/// (entries and values are allocated by spgemm_numeric). nnz(C) is handle.nnz() afterwards.
+/// Throws DimensionMismatch, InvalidInput (malformed CSR), IndexOverflow (nnz(C) too large for C's Offset).
+template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
+void spgemm_symbolic(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  Impl::check_types<ExecSpace, HandleT, AMatrix, BMatrix, CMatrix>();
+  Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_symbolic");
+  Impl::check_operands(exec, "spgemm_symbolic", a, b);
+  handle.reset();
+  Impl::run_symbolic(exec, handle, a, b, c);
+}
+
+/// Numeric phase: fills C's column indices and values (allocating them when C does not have nnz(C) of each).
+/// A and B may have new values but must have the structure the handle analysed; otherwise HandleMismatch.
+template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
+void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  Impl::check_types<ExecSpace, HandleT, AMatrix, BMatrix, CMatrix>();
+  Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_numeric");
+  KOKKOSSPGEMM_REQUIRE(handle.has_analysis(), HandleMismatch, "spgemm_numeric",
+                       "the handle holds no analysis: call spgemm_symbolic first");
+  Impl::check_operands(exec, "spgemm_numeric", a, b);
+  const Impl::StructureSignature now = Impl::signature_of(exec, handle, a, b);
+  const Impl::StructureSignature& then = handle.m_signature;
+  KOKKOSSPGEMM_REQUIRE(now == then, HandleMismatch, "spgemm_numeric",
+                       "A and B differ in structure from the analysed pair (analysed A "
+                           << then.a_rows << "x" << then.a_cols << " nnz " << then.a_nnz << ", B " << then.b_rows << "x"
+                           << then.b_cols << " nnz " << then.b_nnz << "; now A " << now.a_rows << "x" << now.a_cols
+                           << " nnz " << now.a_nnz << ", B " << now.b_rows << "x" << now.b_cols << " nnz " << now.b_nnz
+                           << (now.a_hash != then.a_hash || now.b_hash != then.b_hash ? "; patterns differ" : "")
+                           << "): run spgemm_symbolic again");
+  KOKKOSSPGEMM_REQUIRE(c.num_rows() == a.num_rows() && c.num_cols() == b.num_cols() &&
+                           c.row_map().extent(0) == static_cast<std::size_t>(a.num_rows()) + 1,
+                       InvalidInput, "spgemm_numeric", "C does not carry the row map of spgemm_symbolic");
+  Impl::run_numeric(exec, handle, a, b, c);
+}
+
+/// One-shot C = A*B. C has A's offset type unless COffset names another (e.g. int64_t when nnz(C) > 2^31 - 1).
+template <class COffset = void, class ExecSpace, class AMatrix, class BMatrix>
+auto spgemm(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const Options& options = Options()) {
+  using Offset = std::conditional_t<std::is_void<COffset>::value, typename AMatrix::offset_type, COffset>;
+  using Scalar = typename AMatrix::scalar_type;
+  using Ordinal = typename AMatrix::ordinal_type;
+  using CMatrix = CsrMatrix<Scalar, Ordinal, Offset, typename ExecSpace::memory_space>;
+  Handle<ExecSpace, Scalar, Ordinal, Offset> handle(options);
+  CMatrix c;
+  spgemm_symbolic(exec, handle, a, b, c);
+  spgemm_numeric(exec, handle, a, b, c);
+  return c;
+}
+
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,90 @@
+// The only place where Kokkos 3.4 and Kokkos 4.x differ for us: every KOKKOS_VERSION branch lives here.
+#ifndef KOKKOSSPGEMM_COMPAT_HPP
+#define KOKKOSSPGEMM_COMPAT_HPP
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+
+#if !defined(KOKKOS_VERSION) || KOKKOS_VERSION < 30400
+#error "KokkosSpGEMM needs Kokkos 3.4 or newer"
+#endif
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+// Kokkos 3.4 has no Kokkos::min/max (3.7+); ours work everywhere and on any arithmetic type.
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr T min_of(const T& a, const T& b) {
+  return b < a ? b : a;
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr T max_of(const T& a, const T& b) {
+  return a < b ? b : a;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION void swap_values(T& a, T& b) {
+  T t = a;
+  a = b;
+  b = t;
+}
+
+// Kokkos 3.4 has no bit_ceil (4.x has Kokkos::bit_ceil).
+KOKKOS_INLINE_FUNCTION constexpr std::uint64_t bit_ceil_u64(std::uint64_t x) {
+  std::uint64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+// Number of the highest set bit plus one (0 for 0): the power-of-two bin of a row size.
+KOKKOS_INLINE_FUNCTION constexpr int bit_width_u64(std::uint64_t x) {
+  int w = 0;
+  while (x) {
+    ++w;
+    x >>= 1;
+  }
+  return w;
+}
+
+// Labelled fences appeared in Kokkos 3.6.
+template <class ExecSpace>
+void fence(const ExecSpace& exec, const std::string& label) {
+#if KOKKOS_VERSION >= 30600
+  exec.fence(label);
+#else
+  (void)label;
+  exec.fence();
+#endif
+}
+
+inline void fence_all(const std::string& label) {
+#if KOKKOS_VERSION >= 30600
+  Kokkos::fence(label);
+#else
+  (void)label;
+  Kokkos::fence();
+#endif
+}
+
+// ExecSpace::concurrency() became a member function in Kokkos 4; calling it on an instance works in both.
+template <class ExecSpace>
+int concurrency(const ExecSpace& exec) {
+  return static_cast<int>(exec.concurrency());
+}
+
+// Kokkos 3.4 keeps the math functions in Kokkos::Experimental.
+template <class T>
+KOKKOS_INLINE_FUNCTION auto sqrt_of(const T& x) {
+#if KOKKOS_VERSION >= 30700
+  return Kokkos::sqrt(x);
+#else
+  return Kokkos::Experimental::sqrt(x);
+#endif
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

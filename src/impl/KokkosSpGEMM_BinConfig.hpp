@@ -1,0 +1,148 @@
+// Bin configuration: for each bin of rows, the kernel, team shape, scratch table and level-2 needs, taken from the
+// backend traits and the options. Pure host logic over ~60 bins; describe() prints the result.
+#ifndef KOKKOSSPGEMM_BINCONFIG_HPP
+#define KOKKOSSPGEMM_BINCONFIG_HPP
+
+#include <KokkosSpGEMM_BackendTraits.hpp>
+#include <KokkosSpGEMM_Options.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
+#include <impl/KokkosSpGEMM_RowBins.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+enum class RowKernel {
+  Empty,       ///< bin 0: no product, nothing to do
+  Single,      ///< bin 1: every product lands in one column
+  ThreadRows,  ///< one thread (its vector lanes on GPUs) per row, several rows per team, table in scratch
+  TeamRow,     ///< one team per row: level-1 table in scratch, level-2 table from the pool when it overflows
+  Dense        ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
+};
+
+inline const char* row_kernel_name(RowKernel k) {
+  switch (k) {
+    case RowKernel::Empty:
+      return "empty";
+    case RowKernel::Single:
+      return "single";
+    case RowKernel::ThreadRows:
+      return "thread-rows/hash-scratch";
+    case RowKernel::TeamRow:
+      return "team-row/hash-scratch";
+    case RowKernel::Dense:
+      return "thread-row/dense-pool";
+  }
+  return "?";
+}
+
+struct BinConfig {
+  int bin = 0;
+  std::int64_t rows = 0;
+  std::int64_t bound = 0;  ///< largest row-size bound in the bin
+  RowKernel kernel = RowKernel::Empty;
+  int team_size = 1;
+  int vector_length = 1;
+  int rows_per_team = 1;
+  std::int64_t l1_entries = 0;  ///< scratch table slots per row (power of two)
+  bool may_spill = false;       ///< rows may need a level-2 table from the pool
+  std::int64_t l2_entries = 0;  ///< level-2 table slots (power of two), or dense accumulator width
+};
+
+/// The scratch bytes a team may use: the option, else the backend default, never more than the runtime maximum.
+template <class ExecSpace>
+std::int64_t scratch_budget(const Options& options) {
+  const std::int64_t want =
+      options.scratch_bytes > 0 ? options.scratch_bytes : BackendTraits<ExecSpace>::scratch_bytes_per_team;
+  const std::int64_t limit = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
+  return min_of(want, limit);
+}
+
+/// entry_bytes: bytes per table slot (column, plus value in the numeric phase).
+template <class ExecSpace>
+BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::size_t entry_bytes,
+                        const Options& options) {
+  using Traits = BackendTraits<ExecSpace>;
+  BinConfig c;
+  c.bin = bin;
+  c.rows = rows;
+  c.bound = row_bin_bound(bin);
+  if (bin == 0) return c;
+  if (bin == 1) {
+    c.kernel = RowKernel::Single;
+    return c;
+  }
+  const std::int64_t budget = scratch_budget<ExecSpace>(options);
+  // Load factor at most 1/2: short probe sequences.
+  const std::int64_t table = static_cast<std::int64_t>(bit_ceil_u64(2 * static_cast<std::uint64_t>(c.bound)));
+  const bool dense = !Traits::is_gpu &&
+                     (options.algorithm == Algorithm::Dense ||
+                      (options.algorithm == Algorithm::Auto && c.bound > 64 && b_cols <= options.dense_max_columns));
+  if (dense) {
+    c.kernel = RowKernel::Dense;
+    c.l2_entries = b_cols;
+    return c;
+  }
+  if (Traits::is_gpu && c.bound <= 64) {
+    // Lanes per row follow the row size; 256 threads per team.
+    c.vector_length =
+        static_cast<int>(min_of<std::int64_t>(Traits::max_vector_length, max_of<std::int64_t>(2, c.bound / 2)));
+    c.team_size = 256 / c.vector_length;
+    c.rows_per_team = c.team_size;
+    c.l1_entries = table;
+    c.kernel = RowKernel::ThreadRows;
+    if (static_cast<std::int64_t>(c.rows_per_team * table * entry_bytes) <= budget) return c;
+  }
+  if (!Traits::is_gpu && static_cast<std::int64_t>(table * entry_bytes) <= budget) {
+    // A CPU team is one thread: it walks several rows, each with its own table, to amortise the team's start.
+    c.kernel = RowKernel::ThreadRows;
+    c.l1_entries = table;
+    c.rows_per_team =
+        static_cast<int>(min_of<std::int64_t>(16, budget / (table * static_cast<std::int64_t>(entry_bytes))));
+    return c;
+  }
+  c.kernel = RowKernel::TeamRow;
+  if (Traits::is_gpu) {
+    c.vector_length = Traits::max_vector_length;
+    c.team_size = static_cast<int>(min_of<std::int64_t>(16, max_of<std::int64_t>(4, c.bound / 256)));
+  }
+  std::int64_t l1 = table;
+  while (l1 > 1 && static_cast<std::int64_t>(l1 * entry_bytes) > budget) l1 /= 2;
+  c.l1_entries = l1;
+  c.may_spill = l1 < table;
+  if (c.may_spill) c.l2_entries = table;
+  return c;
+}
+
+/// Chunks for a pool serving one launch: no more than the teams that can run at once (so takers rarely wait),
+/// no more than the rows, and within the byte limit of the options (at least one).
+template <class ExecSpace>
+std::int64_t pool_chunks(const ExecSpace& exec, const BinConfig& c, std::size_t chunk_bytes, const Options& options) {
+  const std::int64_t threads_per_team = static_cast<std::int64_t>(c.team_size) * c.vector_length;
+  std::int64_t chunks = max_of<std::int64_t>(1, concurrency(exec) / threads_per_team);
+  chunks = min_of(chunks, c.rows);
+  if (options.pool_bytes_limit > 0) {
+    chunks = min_of<std::int64_t>(chunks, static_cast<std::int64_t>(options.pool_bytes_limit / chunk_bytes));
+  }
+  return max_of<std::int64_t>(chunks, 1);
+}
+
+inline std::string describe_bin(const BinConfig& c) {
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "  bin %2d  bound <= %-10lld rows %-10lld %-26s team %2dx%-2d rows/team %-3d l1 %-6lld%s", c.bin,
+                static_cast<long long>(c.bound), static_cast<long long>(c.rows), row_kernel_name(c.kernel), c.team_size,
+                c.vector_length, c.rows_per_team, static_cast<long long>(c.l1_entries),
+                c.kernel == RowKernel::Dense ? "  dense width " : (c.may_spill ? "  l2 " : ""));
+  std::string s(line);
+  if (c.kernel == RowKernel::Dense || c.may_spill) s += std::to_string(c.l2_entries);
+  return s;
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

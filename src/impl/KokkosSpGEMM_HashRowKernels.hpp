@@ -1,0 +1,261 @@
+// The hash-accumulator row kernels of the symbolic and numeric phases (kkSpGEMM Algorithm 3). One source serves
+// both phases (Numeric = false counts the distinct columns of each row; true accumulates values and writes C) and
+// every backend: on CPUs a team is one thread and the tables need no atomics.
+#ifndef KOKKOSSPGEMM_HASHROWKERNELS_HPP
+#define KOKKOSSPGEMM_HASHROWKERNELS_HPP
+
+#include <KokkosSpGEMM_BackendTraits.hpp>
+#include <impl/KokkosSpGEMM_HashAccumulator.hpp>
+#include <impl/KokkosSpGEMM_MemoryPool.hpp>
+#include <impl/KokkosSpGEMM_RowSort.hpp>
+
+#include <cstdint>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+template <bool Atomic, class T>
+KOKKOS_INLINE_FUNCTION T fetch_add(T* p, T v) {
+  if constexpr (Atomic) {
+    return Kokkos::atomic_fetch_add(p, v);
+  } else {
+    const T old = *p;
+    *p += v;
+    return old;
+  }
+}
+
+/// Adds the products a_ik * B(k,:) of one entry e = (i,k) of A into the tables, B's row split over the vector
+/// lanes. Level 1 takes what fits its window; the rest goes to level 2 (which never fills: it holds 2x the bound).
+template <bool Numeric, class Views, class Table, class Member, class AOffset>
+KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Member& member, const AOffset e,
+                                                     const Table& l1, const typename Views::ordinal_type l1_window,
+                                                     const Table& l2) {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  const Ordinal k = v.a_cols(e);
+  const auto b_begin = v.b_rows(k);
+  const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
+  Scalar a_val = Scalar();
+  if constexpr (Numeric) a_val = v.a_vals(e);
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, b_len), [&](const Ordinal jj) {
+    const auto jb = b_begin + jj;
+    const Ordinal col = v.b_cols(jb);
+    if constexpr (Numeric) {
+      const Scalar prod = a_val * v.b_vals(jb);
+      if (l1.insert_add(col, prod, l1_window) == InsertResult::Full) l2.insert_add(col, prod, l2.capacity());
+    } else {
+      if (l1.insert(col, l1_window) == InsertResult::Full) l2.insert(col, l2.capacity());
+    }
+  });
+}
+
+/// Several rows per team, one per thread (with its vector lanes), each with a scratch table of l1_entries slots
+/// that always holds the row (the bin's bound is at most half the table).
+template <class ExecSpace, bool Numeric, class Views, class Perm>
+struct ThreadRowsKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+  static constexpr bool atomic = BackendTraits<ExecSpace>::is_gpu;
+  using Table = HashTable<Ordinal, Scalar, atomic>;
+
+  Views v;
+  Perm perm;
+  std::int64_t first = 0;  // this bin's rows are perm[first, first + rows)
+  std::int64_t rows = 0;
+  int rows_per_team = 1;
+  Ordinal entries = 0;
+  bool sorted = true;
+
+  static std::size_t scratch_bytes(int rows_per_team, Ordinal entries) {
+    std::size_t per_row = entries * sizeof(Ordinal) + (Numeric ? entries * sizeof(Scalar) : 0) + sizeof(Ordinal);
+    return rows_per_team * per_row + 64;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int slots = rows_per_team * entries;
+    char* base =
+        static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(rows_per_team, entries) - 64, 16));
+    Scalar* values = reinterpret_cast<Scalar*>(base);
+    Ordinal* keys = reinterpret_cast<Ordinal*>(base + (Numeric ? slots * sizeof(Scalar) : 0));
+    Ordinal* counters = keys + slots;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, slots), [&](const int s) {
+      keys[s] = Table::empty;
+      if constexpr (Numeric) values[s] = Scalar();
+    });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows_per_team), [&](const int t) { counters[t] = 0; });
+    team.team_barrier();
+
+    const std::int64_t team_first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
+      if (team_first + t >= rows) return;
+      const Ordinal row = perm(first + team_first + t);
+      Table table{keys + t * entries, Numeric ? values + t * entries : nullptr, entries - 1};
+      // A's row walked sequentially by this thread; its lanes split each row of B. The table always holds the
+      // row, so level 1 probes the whole table and level 2 is never reached.
+      for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+        insert_products_of_entry<Numeric>(v, team, e, table, entries, table);
+      }
+    });
+    team.team_barrier();
+
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
+      if (team_first + t >= rows) return;
+      const Ordinal row = perm(first + team_first + t);
+      const Ordinal* my_keys = keys + t * entries;
+      if constexpr (!Numeric) {
+        std::int64_t count = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, entries),
+            [&](const Ordinal s, std::int64_t& c) { c += my_keys[s] != Table::empty; }, count);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { v.row_sizes(row) = count; });
+      } else {
+        const auto c_begin = v.c_rows(row);
+        const Scalar* my_values = values + t * entries;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
+          if (my_keys[s] != Table::empty) {
+            const auto pos = c_begin + fetch_add<atomic>(&counters[t], Ordinal(1));
+            v.c_cols(pos) = my_keys[s];
+            v.c_vals(pos) = my_values[s];
+          }
+        });
+      }
+    });
+    if constexpr (Numeric) {
+      if (!sorted) return;
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
+        if (team_first + t >= rows) return;
+        const Ordinal row = perm(first + team_first + t);
+        Kokkos::single(Kokkos::PerThread(team), [&]() {
+          const auto c_begin = v.c_rows(row);
+          sort_row_sequential(v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, v.c_rows(row + 1) - c_begin);
+        });
+      });
+    }
+  }
+};
+
+/// One team per row: a level-1 table of l1_entries slots in scratch; a row that may not fit (symbolic: its bound;
+/// numeric: its known size) also takes a level-2 table of l2_entries slots from the pool for its duration.
+template <class ExecSpace, bool Numeric, class Views, class Perm>
+struct TeamRowKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+  using Pool = MemoryPool<typename ExecSpace::memory_space>;
+  static constexpr bool gpu = BackendTraits<ExecSpace>::is_gpu;
+  using Table = HashTable<Ordinal, Scalar, gpu>;
+  // Probes in level 1 before a column goes to level 2 when a row spills: bounds the cost of a full level 1.
+  static constexpr Ordinal spill_window = 32;
+
+  Views v;
+  Perm perm;
+  std::int64_t first = 0;
+  Ordinal l1_entries = 0;
+  Ordinal l2_entries = 0;
+  Pool pool;
+  bool sorted = true;
+
+  static std::size_t scratch_bytes(Ordinal l1_entries) {
+    return l1_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 2 * sizeof(std::int64_t) + 64;
+  }
+  static std::size_t chunk_bytes(Ordinal l2_entries) {
+    return l2_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 16;
+  }
+
+  KOKKOS_INLINE_FUNCTION bool needs_level2(const Ordinal row) const {
+    if (l2_entries == 0) return false;
+    const std::int64_t size = Numeric ? static_cast<std::int64_t>(v.c_rows(row + 1) - v.c_rows(row)) : v.row_bound(row);
+    return 2 * size > l1_entries;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const Ordinal row = perm(first + team.league_rank());
+    char* base = static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(l1_entries) - 64, 16));
+    std::int64_t* shared = reinterpret_cast<std::int64_t*>(base);  // [0]: pool chunk, [1]: output cursor
+    Scalar* values = reinterpret_cast<Scalar*>(base + 2 * sizeof(std::int64_t));
+    Ordinal* keys =
+        reinterpret_cast<Ordinal*>(reinterpret_cast<char*>(values) + (Numeric ? l1_entries * sizeof(Scalar) : 0));
+    const bool spill = needs_level2(row);
+    Table l1{keys, Numeric ? values : nullptr, l1_entries - 1};
+    Table l2;
+    if (spill) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = pool.acquire(team.league_rank()); });
+      team.team_barrier();
+      char* chunk = pool.chunk(shared[0]);
+      Scalar* l2_values = reinterpret_cast<Scalar*>(chunk);
+      l2 = Table{reinterpret_cast<Ordinal*>(chunk + (Numeric ? l2_entries * sizeof(Scalar) : 0)),
+                 Numeric ? l2_values : nullptr, l2_entries - 1};
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l2_entries), [&](const Ordinal s) {
+        l2.keys[s] = Table::empty;
+        if constexpr (Numeric) l2.values[s] = Scalar();
+      });
+    }
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_entries), [&](const Ordinal s) {
+      keys[s] = Table::empty;
+      if constexpr (Numeric) values[s] = Scalar();
+    });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[1] = 0; });
+    team.team_barrier();
+
+    const auto a_begin = v.a_rows(row);
+    const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
+    const Ordinal window = spill ? (spill_window < l1_entries ? spill_window : l1_entries) : l1_entries;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_len), [&](const Ordinal t) {
+      insert_products_of_entry<Numeric>(v, team, a_begin + t, l1, window, l2);
+    });
+    team.team_barrier();
+
+    if constexpr (!Numeric) {
+      std::int64_t count = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamVectorRange(team, l1_entries),
+          [&](const Ordinal s, std::int64_t& c) { c += keys[s] != Table::empty; }, count);
+      if (spill) {
+        std::int64_t count2 = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamVectorRange(team, l2_entries),
+            [&](const Ordinal s, std::int64_t& c) { c += l2.keys[s] != Table::empty; }, count2);
+        count += count2;
+      }
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { v.row_sizes(row) = count; });
+    } else {
+      const auto c_begin = v.c_rows(row);
+      auto extract = [&](const Table& table) {
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, table.capacity()), [&](const Ordinal s) {
+          if (table.keys[s] != Table::empty) {
+            const auto pos = c_begin + fetch_add<gpu>(&shared[1], std::int64_t(1));
+            v.c_cols(pos) = table.keys[s];
+            v.c_vals(pos) = table.values[s];
+          }
+        });
+      };
+      extract(l1);
+      if (spill) extract(l2);
+    }
+    if (spill) {
+      team.team_barrier();
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(shared[0]); });
+    }
+    if constexpr (Numeric) {
+      if (!sorted) return;
+      team.team_barrier();
+      const auto c_begin = v.c_rows(row);
+      const std::int64_t n = v.c_rows(row + 1) - c_begin;
+      if constexpr (gpu) {
+        sort_row_team(team, v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
+      } else {
+        sort_row_sequential(v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
+      }
+    }
+  }
+};
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

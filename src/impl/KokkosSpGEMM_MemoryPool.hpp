@@ -1,0 +1,74 @@
+// A thread-scalable memory pool of equal chunks for level-2 accumulators (kkSpGEMM §3.1.2): a team takes a
+// chunk when a row does not fit its scratch and gives it back when the row is done. The number of chunks follows
+// the concurrency of the launch (so a taker normally finds a free chunk in one sweep) and the memory budget
+// (fewer chunks: takers wait for a release, which always comes because holders are running).
+#ifndef KOKKOSSPGEMM_MEMORYPOOL_HPP
+#define KOKKOSSPGEMM_MEMORYPOOL_HPP
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+template <class MemorySpace>
+class MemoryPool {
+ public:
+  MemoryPool() = default;
+
+  /// num_chunks chunks of chunk_bytes each (rounded up to 16 bytes so any scalar is aligned); zeroed on request.
+  template <class ExecSpace>
+  MemoryPool(const ExecSpace& exec, std::int64_t num_chunks, std::size_t chunk_bytes, bool zeroed)
+      : m_chunk_bytes((chunk_bytes + 15) / 16 * 16),
+        m_num_chunks(num_chunks),
+        m_storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::MemoryPool::chunks"),
+                  (m_chunk_bytes / 16) * static_cast<std::size_t>(num_chunks)),
+        m_taken("KokkosSpGEMM::MemoryPool::taken", num_chunks) {
+    if (zeroed) {
+      Kokkos::View<char*, MemorySpace, Kokkos::MemoryUnmanaged> bytes(reinterpret_cast<char*>(m_storage.data()),
+                                                                      m_storage.size() * 16);
+      Kokkos::deep_copy(exec, bytes, char(0));
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION std::int64_t num_chunks() const { return m_num_chunks; }
+  KOKKOS_INLINE_FUNCTION std::size_t chunk_bytes() const { return m_chunk_bytes; }
+  std::size_t total_bytes() const { return m_chunk_bytes * static_cast<std::size_t>(m_num_chunks); }
+
+  /// Takes a free chunk, starting the search at hint (spread takers over the pool), waiting if none is free.
+  KOKKOS_INLINE_FUNCTION std::int64_t acquire(std::int64_t hint) const {
+    std::int64_t c = hint % m_num_chunks;
+    while (true) {
+      // volatile: the flag changes under us while we wait.
+      const int taken = static_cast<volatile int*>(m_taken.data())[c];
+      if (taken == 0 && Kokkos::atomic_compare_exchange(&m_taken(c), 0, 1) == 0) return c;
+      c = (c + 1 == m_num_chunks) ? 0 : c + 1;
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void release(std::int64_t c) const {
+    Kokkos::memory_fence();
+    Kokkos::atomic_exchange(&m_taken(c), 0);
+  }
+
+  /// Start of chunk c.
+  KOKKOS_INLINE_FUNCTION char* chunk(std::int64_t c) const {
+    return reinterpret_cast<char*>(m_storage.data()) + static_cast<std::size_t>(c) * m_chunk_bytes;
+  }
+
+ private:
+  struct alignas(16) Block {
+    char bytes[16];
+  };
+  std::size_t m_chunk_bytes = 0;
+  std::int64_t m_num_chunks = 0;
+  Kokkos::View<Block*, MemorySpace> m_storage;
+  Kokkos::View<int*, MemorySpace> m_taken;
+};
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

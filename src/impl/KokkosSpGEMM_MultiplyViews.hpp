@@ -1,0 +1,55 @@
+// The views every row kernel reads (A, B) and writes (row sizes in the symbolic phase, C in the numeric one).
+#ifndef KOKKOSSPGEMM_MULTIPLYVIEWS_HPP
+#define KOKKOSSPGEMM_MULTIPLYVIEWS_HPP
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+template <class AMatrix, class BMatrix, class CMatrix>
+struct MultiplyViews {
+  using ordinal_type = typename AMatrix::ordinal_type;
+  using scalar_type = typename AMatrix::scalar_type;
+  using memory_space = typename AMatrix::memory_space;
+
+  typename AMatrix::row_map_type::const_type a_rows;
+  typename AMatrix::entries_type::const_type a_cols;
+  typename AMatrix::values_type::const_type a_vals;
+  typename BMatrix::row_map_type::const_type b_rows;
+  typename BMatrix::entries_type::const_type b_cols;
+  typename BMatrix::values_type::const_type b_vals;
+  typename CMatrix::row_map_type c_rows;
+  typename CMatrix::entries_type c_cols;
+  typename CMatrix::values_type c_vals;
+  /// Symbolic output: the size of each row of C.
+  Kokkos::View<std::int64_t*, memory_space> row_sizes;
+  /// Products per row (the size bound before clipping to B's columns).
+  Kokkos::View<const std::int64_t*, memory_space> row_products;
+  ordinal_type b_num_cols = 0;
+
+  MultiplyViews(const AMatrix& a, const BMatrix& b, const CMatrix& c)
+      : a_rows(a.row_map()),
+        a_cols(a.entries()),
+        a_vals(a.values()),
+        b_rows(b.row_map()),
+        b_cols(b.entries()),
+        b_vals(b.values()),
+        c_rows(c.row_map()),
+        c_cols(c.entries()),
+        c_vals(c.values()),
+        b_num_cols(b.num_cols()) {}
+
+  /// Upper bound of the size of row i of C.
+  KOKKOS_INLINE_FUNCTION std::int64_t row_bound(ordinal_type i) const {
+    const std::int64_t p = row_products(i);
+    return p < b_num_cols ? p : static_cast<std::int64_t>(b_num_cols);
+  }
+};
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,111 @@
+// Binning (Liu & Vinter's bhSPARSE, stage 2): rows of C grouped by the power of two of their size bound, so that
+// each bin gets one kernel configuration. Bin 0: no product; bin 1: one product; bin b >= 2: bound in
+// (2^(b-2), 2^(b-1)]. Counting and scattering run on the device; only the per-bin counts come to the host.
+#ifndef KOKKOSSPGEMM_ROWBINS_HPP
+#define KOKKOSSPGEMM_ROWBINS_HPP
+
+#include <Kokkos_Core.hpp>
+#include <KokkosSpGEMM_BackendTraits.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+constexpr int num_row_bins = 66;
+
+/// The bin of a row whose size bound is ub (see the file comment).
+KOKKOS_INLINE_FUNCTION int row_bin_of(std::int64_t ub) {
+  if (ub <= 1) return static_cast<int>(ub);
+  return 1 + bit_width_u64(static_cast<std::uint64_t>(ub - 1));
+}
+
+/// Largest size bound a row of bin b can have.
+inline std::int64_t row_bin_bound(int b) { return b <= 1 ? b : (std::int64_t(1) << (b - 1)); }
+
+/// A permutation of the rows grouped by bin: rows of bin b are perm[offsets[b], offsets[b+1]).
+template <class Ordinal, class MemorySpace>
+struct RowBins {
+  Kokkos::View<Ordinal*, MemorySpace> perm;
+  std::vector<std::int64_t> offsets = std::vector<std::int64_t>(num_row_bins + 1, 0);
+  std::int64_t count(int b) const { return offsets[b + 1] - offsets[b]; }
+};
+
+/// Rows handled per team while binning: a team histograms its rows in scratch, then touches the global counters
+/// once per bin, which keeps atomic contention on the ~60 counters low on GPUs.
+constexpr int rows_per_binning_team = 2048;
+
+template <class ExecSpace, class Ordinal, class UpperBound>
+RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exec, Ordinal num_rows,
+                                                            const UpperBound& ub) {
+  using Space = typename ExecSpace::memory_space;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using ScratchCounts = Kokkos::View<std::int64_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  RowBins<Ordinal, Space> bins;
+  bins.perm = Kokkos::View<Ordinal*, Space>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::RowBins::perm"), num_rows);
+  if (num_rows == 0) return bins;
+  Kokkos::View<std::int64_t*, Space> counts("KokkosSpGEMM::RowBins::counts", num_row_bins);
+  const int league =
+      static_cast<int>((static_cast<std::int64_t>(num_rows) + rows_per_binning_team - 1) / rows_per_binning_team);
+  const std::size_t scratch = ScratchCounts::shmem_size(num_row_bins);
+  const int team_size = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
+  Policy policy = Policy(exec, league, team_size).set_scratch_size(0, Kokkos::PerTeam(scratch));
+
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::RowBins::count", policy, KOKKOS_LAMBDA(const Member& team) {
+        ScratchCounts local(team.team_scratch(0), num_row_bins);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) { local(b) = 0; });
+        team.team_barrier();
+        const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
+        const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
+                             [&](std::int64_t i) { Kokkos::atomic_increment(&local(row_bin_of(ub(i)))); });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
+          if (local(b)) Kokkos::atomic_add(&counts(b), local(b));
+        });
+      });
+  auto counts_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  for (int b = 0; b < num_row_bins; ++b) bins.offsets[b + 1] = bins.offsets[b] + counts_host(b);
+
+  Kokkos::View<std::int64_t*, Space> cursor("KokkosSpGEMM::RowBins::cursor", num_row_bins);
+  {
+    auto cursor_host = Kokkos::create_mirror_view(cursor);
+    for (int b = 0; b < num_row_bins; ++b) cursor_host(b) = bins.offsets[b];
+    Kokkos::deep_copy(exec, cursor, cursor_host);
+  }
+  const auto perm = bins.perm;
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::RowBins::scatter", policy.set_scratch_size(0, Kokkos::PerTeam(2 * scratch)),
+      KOKKOS_LAMBDA(const Member& team) {
+        ScratchCounts local(team.team_scratch(0), num_row_bins);
+        ScratchCounts base(team.team_scratch(0), num_row_bins);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) { local(b) = 0; });
+        team.team_barrier();
+        const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
+        const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
+                             [&](std::int64_t i) { Kokkos::atomic_increment(&local(row_bin_of(ub(i)))); });
+        team.team_barrier();
+        // Claim one contiguous range per bin for this team, then hand out slots inside it.
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
+          base(b) = local(b) ? Kokkos::atomic_fetch_add(&cursor(b), local(b)) : 0;
+          local(b) = 0;
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t i) {
+          const int b = row_bin_of(ub(i));
+          perm(base(b) + Kokkos::atomic_fetch_add(&local(b), std::int64_t(1))) = static_cast<Ordinal>(i);
+        });
+      });
+  return bins;
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,102 @@
+// Rows that need no accumulator table: bin 1 (every product lands in one column, so the row of C is one entry)
+// and the CPU dense accumulator, where a thread owns B.num_cols() slots from the memory pool.
+#ifndef KOKKOSSPGEMM_SMALLROWKERNELS_HPP
+#define KOKKOSSPGEMM_SMALLROWKERNELS_HPP
+
+#include <impl/KokkosSpGEMM_MemoryPool.hpp>
+#include <impl/KokkosSpGEMM_RowSort.hpp>
+
+#include <cstdint>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// Bin 1: one product, or one column of B: C's row is a single entry summing every product.
+template <class ExecSpace, bool Numeric, class Views, class Perm>
+void single_entry_rows(const ExecSpace& exec, const Views& v, const Perm& perm, std::int64_t first, std::int64_t rows) {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  Kokkos::parallel_for(
+      Numeric ? "KokkosSpGEMM::Numeric::single_entry_rows" : "KokkosSpGEMM::Symbolic::single_entry_rows",
+      Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const std::int64_t r) {
+        const Ordinal row = perm(first + r);
+        if constexpr (!Numeric) {
+          v.row_sizes(row) = 1;
+        } else {
+          Scalar sum = Scalar();
+          Ordinal col = 0;
+          for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+            const Ordinal k = v.a_cols(e);
+            for (auto jb = v.b_rows(k); jb < v.b_rows(k + 1); ++jb) {
+              sum += v.a_vals(e) * v.b_vals(jb);
+              col = v.b_cols(jb);
+            }
+          }
+          v.c_cols(v.c_rows(row)) = col;
+          v.c_vals(v.c_rows(row)) = sum;
+        }
+      });
+}
+
+/// The dense accumulator (kkSpGEMM's kkdense) for CPU spaces: per thread, values and flags of B.num_cols() slots
+/// and the list of touched columns, in one pool chunk. Flags are cleared after each row, so a chunk is always
+/// clean when free; the pool starts zeroed.
+template <class ExecSpace, bool Numeric, class Views, class Perm>
+struct DenseRowKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Pool = MemoryPool<typename ExecSpace::memory_space>;
+
+  Views v;
+  Perm perm;
+  std::int64_t first = 0;
+  Ordinal width = 0;       // B.num_cols()
+  std::int64_t bound = 0;  // the bin's largest row bound: the touched list's length
+  Pool pool;
+  bool sorted = true;
+
+  static std::size_t chunk_bytes(Ordinal width, std::int64_t bound) {
+    return width * (sizeof(Scalar) + 1) + bound * sizeof(Ordinal) + 32;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t r) const {
+    const Ordinal row = perm(first + r);
+    const std::int64_t chunk_id = pool.acquire(r);
+    char* chunk = pool.chunk(chunk_id);
+    Scalar* acc = reinterpret_cast<Scalar*>(chunk);
+    Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + width * sizeof(Scalar));
+    char* flags = reinterpret_cast<char*>(touched + bound);
+    std::int64_t n = 0;
+    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+      const Ordinal k = v.a_cols(e);
+      Scalar a_val = Scalar();
+      if constexpr (Numeric) a_val = v.a_vals(e);
+      for (auto jb = v.b_rows(k); jb < v.b_rows(k + 1); ++jb) {
+        const Ordinal col = v.b_cols(jb);
+        if (!flags[col]) {
+          flags[col] = 1;
+          touched[n++] = col;
+          if constexpr (Numeric) acc[col] = Scalar();
+        }
+        if constexpr (Numeric) acc[col] += a_val * v.b_vals(jb);
+      }
+    }
+    if constexpr (!Numeric) {
+      v.row_sizes(row) = n;
+    } else {
+      if (sorted) sort_row_sequential(touched, static_cast<Scalar*>(nullptr), n);
+      const auto c_begin = v.c_rows(row);
+      for (std::int64_t i = 0; i < n; ++i) {
+        v.c_cols(c_begin + i) = touched[i];
+        v.c_vals(c_begin + i) = acc[touched[i]];
+      }
+    }
+    for (std::int64_t i = 0; i < n; ++i) flags[touched[i]] = 0;
+    pool.release(chunk_id);
+  }
+};
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

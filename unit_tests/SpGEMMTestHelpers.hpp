@@ -1,0 +1,120 @@
+// Helpers shared by the SpGEMM tests: build matrices on the host, run our pipeline on TEST_EXECSPACE, and compare
+// with the reference.
+#ifndef KOKKOSSPGEMM_SPGEMMTESTHELPERS_HPP
+#define KOKKOSSPGEMM_SPGEMMTESTHELPERS_HPP
+
+#include <KokkosSpGEMM.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace KokkosSpGEMMTest {
+
+template <class S, class O = int, class F = int>
+using HostCsr = KokkosSpGEMM::CsrMatrix<S, O, F, Kokkos::HostSpace>;
+
+/// The folder of the shared SuiteSparse matrices: $KOKKOSSPGEMM_TEST_MATRICES, else the one CMake found.
+inline std::string test_matrices_dir() {
+  const char* env = std::getenv("KOKKOSSPGEMM_TEST_MATRICES");
+  return env && *env ? std::string(env) : std::string(KOKKOSSPGEMM_TEST_MATRICES);
+}
+
+/// A host CSR matrix from (row, col, value) triplets in row order; columns kept in the given order (may be unsorted).
+template <class S, class O = int, class F = int>
+HostCsr<S, O, F> csr_from_rows(O rows, O cols, const std::vector<std::vector<std::pair<O, S>>>& entries) {
+  std::size_t nnz = 0;
+  for (const auto& r : entries) nnz += r.size();
+  HostCsr<S, O, F> m("test", rows, cols, nnz);
+  std::size_t e = 0;
+  for (O i = 0; i < rows; ++i) {
+    m.row_map()(i) = static_cast<F>(e);
+    if (static_cast<std::size_t>(i) < entries.size()) {
+      for (const auto& [c, v] : entries[i]) {
+        m.entries()(e) = c;
+        m.values()(e) = v;
+        ++e;
+      }
+    }
+  }
+  if (m.row_map().extent(0) > 0) m.row_map()(rows) = static_cast<F>(e);
+  return m;
+}
+
+/// The transpose of a host matrix (rows sorted).
+template <class S, class O, class F>
+HostCsr<S, O, F> transpose_host(const HostCsr<S, O, F>& a) {
+  HostCsr<S, O, F> t("transpose", a.num_cols(), a.num_rows(), a.nnz());
+  std::vector<F> count(static_cast<std::size_t>(a.num_cols()) + 1, 0);
+  for (std::size_t e = 0; e < a.nnz(); ++e) ++count[a.entries()(e) + 1];
+  for (O j = 0; j < a.num_cols(); ++j) count[j + 1] += count[j];
+  for (O j = 0; j <= a.num_cols(); ++j) t.row_map()(j) = count[j];
+  for (O i = 0; i < a.num_rows(); ++i) {
+    for (F e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
+      const F pos = count[a.entries()(e)]++;
+      t.entries()(pos) = i;
+      t.values()(pos) = a.values()(e);
+    }
+  }
+  return t;
+}
+
+/// Multiplies on TEST_EXECSPACE with the given options and checks the result against the reference.
+template <class ExecSpace, class S, class O, class F>
+void expect_matches_reference(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b,
+                              const KokkosSpGEMM::Options& options = KokkosSpGEMM::Options(),
+                              const std::string& what = "") {
+  ExecSpace exec;
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  const auto c = KokkosSpGEMM::spgemm(exec, da, db, options);
+  const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, b, options.sorted);
+  EXPECT_TRUE(cmp.ok) << what << " (" << KokkosSpGEMM::algorithm_name(options.algorithm)
+                      << (options.sorted ? ", sorted" : ", unsorted") << ", scratch " << options.scratch_bytes
+                      << "): " << cmp.message;
+}
+
+/// Pairs of compatible random shapes (A, B): 0 x n, n x 0, rectangular with empty rows, power-law rows, one long
+/// row, duplicate-heavy (columns from a pool of 8).
+inline std::vector<std::pair<KokkosSpGEMM::RandomCsrOptions<int>, KokkosSpGEMM::RandomCsrOptions<int>>>
+random_shapes() {
+  auto shape = [](int rows, int cols, double mean, double empty, bool power_law, int long_row, int pool) {
+    KokkosSpGEMM::RandomCsrOptions<int> o;
+    o.rows = rows;
+    o.cols = cols;
+    o.mean_per_row = mean;
+    o.empty_row_fraction = empty;
+    o.power_law = power_law;
+    o.long_row_length = long_row;
+    o.column_pool = pool;
+    return o;
+  };
+  return {{shape(0, 7, 3, 0, false, 0, 0), shape(7, 5, 3, 0, false, 0, 0)},
+          {shape(9, 0, 3, 0, false, 0, 0), shape(0, 4, 3, 0, false, 0, 0)},
+          {shape(37, 53, 4, 0.2, false, 0, 0), shape(53, 11, 3, 0.3, false, 0, 0)},
+          {shape(300, 300, 6, 0.1, true, 0, 0), shape(300, 300, 6, 0.1, true, 0, 0)},
+          {shape(50, 2000, 5, 0.1, false, 2000, 0), shape(2000, 3000, 20, 0.05, false, 0, 0)},
+          {shape(100, 100, 20, 0, false, 0, 8), shape(100, 100, 30, 0, false, 0, 0)}};
+}
+
+/// Options that force each accumulator path: the default, the level-2 pool (tiny scratch), a pool of one chunk
+/// (takers must wait for each other), the dense accumulator, and unsorted output.
+inline std::vector<KokkosSpGEMM::Options> all_paths() {
+  std::vector<KokkosSpGEMM::Options> paths(6);
+  paths[1].algorithm = KokkosSpGEMM::Algorithm::Hash;
+  paths[2].algorithm = KokkosSpGEMM::Algorithm::Hash;
+  paths[2].scratch_bytes = 512;
+  paths[3].algorithm = KokkosSpGEMM::Algorithm::Hash;
+  paths[3].scratch_bytes = 512;
+  paths[3].pool_bytes_limit = 1;
+  paths[4].algorithm = KokkosSpGEMM::Algorithm::Dense;
+  paths[5].sorted = false;
+  return paths;
+}
+
+}  // namespace KokkosSpGEMMTest
+
+#endif

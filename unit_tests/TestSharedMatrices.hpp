@@ -1,0 +1,59 @@
+// Every SuiteSparse matrix in ../shared/matrices: A*A (A*A^T for rectangular ones) on TEST_EXECSPACE, checked
+// against the reference and against the manifest's nnz(A*A) and product count.
+#include <SpGEMMTestHelpers.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace KokkosSpGEMMTest {
+
+struct ManifestRow {
+  std::string name;
+  std::int64_t rows = 0, cols = 0, mults = 0, nnz_aa = 0;
+};
+
+inline std::vector<ManifestRow> read_manifest() {
+  std::ifstream in(test_matrices_dir() + "/MANIFEST.csv");
+  std::vector<ManifestRow> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream s(line);
+    std::string field;
+    while (f.size() < 10 && std::getline(s, field, ',')) f.push_back(field);
+    if (f.size() < 10) continue;
+    rows.push_back({f[0], std::stoll(f[3]), std::stoll(f[4]), std::stoll(f[8]), std::stoll(f[9])});
+  }
+  return rows;
+}
+
+class SharedMatrix : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SharedMatrix, times_itself_matches_reference_and_manifest) {
+  using Exec = TEST_EXECSPACE;
+  ManifestRow m;
+  for (const auto& r : read_manifest()) {
+    if (r.name == GetParam()) m = r;
+  }
+  ASSERT_EQ(m.name, GetParam()) << "not in MANIFEST.csv";
+  const auto a = KokkosSpGEMM::read_matrix_market<double, int, int>(test_matrices_dir() + "/" + m.name + ".mtx.gz");
+  const auto b = m.rows == m.cols ? a : transpose_host(a);
+  Exec exec;
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  KokkosSpGEMM::Handle<Exec, double> handle;
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+  KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+  KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+  EXPECT_EQ(handle.products(), m.mults);
+  EXPECT_EQ(handle.nnz(), m.nnz_aa);
+  const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, b);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(TEST_CATEGORY, SharedMatrix,
+                         ::testing::Values("ca-CondMat", "p2p-Gnutella31", "cage11", "ct2010", "usroads-48",
+                                           "PGPgiantcompo", "bcsstk13", "sinc18", "rajat01", "lp_e226"));
+
+}  // namespace KokkosSpGEMMTest

@@ -1,0 +1,130 @@
+// C = A*B on TEST_EXECSPACE against the reference: generator families, special shapes, every accumulator path,
+// scalar/ordinal/offset types.
+#include <SpGEMMTestHelpers.hpp>
+
+#include <tuple>
+
+namespace KokkosSpGEMMTest {
+
+template <class T>
+class SpGEMMTyped : public ::testing::Test {};
+
+using SpGEMMTypes =
+    ::testing::Types<std::tuple<double, int, int>, std::tuple<float, int, int>,
+                     std::tuple<Kokkos::complex<double>, int, int>, std::tuple<double, std::int64_t, std::int64_t>,
+                     std::tuple<double, int, std::size_t>>;
+TYPED_TEST_SUITE(SpGEMMTyped, SpGEMMTypes);
+
+TYPED_TEST(SpGEMMTyped, poisson_2d_every_path) {
+  using S = std::tuple_element_t<0, TypeParam>;
+  using O = std::tuple_element_t<1, TypeParam>;
+  using F = std::tuple_element_t<2, TypeParam>;
+  const auto a = KokkosSpGEMM::poisson_2d_5pt<S, O, F>(12);
+  for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, a, o, "poisson_2d_5pt(12)^2");
+}
+
+TYPED_TEST(SpGEMMTyped, rmat_every_path) {
+  using S = std::tuple_element_t<0, TypeParam>;
+  using O = std::tuple_element_t<1, TypeParam>;
+  using F = std::tuple_element_t<2, TypeParam>;
+  const auto a = KokkosSpGEMM::rmat<S, O, F>(9, 8, 7);
+  for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, a, o, "rmat(9,8)^2");
+}
+
+TYPED_TEST(SpGEMMTyped, rectangular_uniform_random) {
+  using S = std::tuple_element_t<0, TypeParam>;
+  using O = std::tuple_element_t<1, TypeParam>;
+  using F = std::tuple_element_t<2, TypeParam>;
+  const auto a = KokkosSpGEMM::uniform_random<S, O, F>(300, 170, 9, 1);
+  const auto b = KokkosSpGEMM::uniform_random<S, O, F>(170, 520, 14, 2);
+  for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, b, o, "300x170 * 170x520");
+}
+
+TEST(TEST_CATEGORY, spgemm_stencils_3d) {
+  const auto a7 = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(9);
+  expect_matches_reference<TEST_EXECSPACE>(a7, a7, {}, "poisson_3d_7pt(9)^2");
+  const auto a27 = KokkosSpGEMM::poisson_3d_27pt<double, int, int>(8);
+  expect_matches_reference<TEST_EXECSPACE>(a27, a27, {}, "poisson_3d_27pt(8)^2");
+  const auto a9 = KokkosSpGEMM::poisson_2d_9pt<double, int, int>(20);
+  expect_matches_reference<TEST_EXECSPACE>(a9, a9, {}, "poisson_2d_9pt(20)^2");
+}
+
+TEST(TEST_CATEGORY, spgemm_galerkin_chain) {
+  // R*(A*P) with R = P^T built on the host: a rectangular chain as multigrid forms it.
+  const auto a = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(8);
+  const auto p = KokkosSpGEMM::aggregation_prolongator<double, int, int>(8, 2, true);
+  expect_matches_reference<TEST_EXECSPACE>(a, p, {}, "A*P smoothed");
+  const auto ap = KokkosSpGEMM::reference_spgemm(a, p);
+  const auto r = transpose_host(p);
+  for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(r, ap, o, "P^T*(A*P)");
+}
+
+TEST(TEST_CATEGORY, spgemm_empty_shapes) {
+  using M = HostCsr<double>;
+  const M e00 = csr_from_rows<double>(0, 0, {});
+  const M e05 = csr_from_rows<double>(0, 5, {});
+  const M e53 = csr_from_rows<double>(5, 3, {});
+  const M e40 = csr_from_rows<double>(4, 0, {});
+  const M e03 = csr_from_rows<double>(0, 3, {});
+  for (const auto& o : all_paths()) {
+    expect_matches_reference<TEST_EXECSPACE>(e00, e00, o, "0x0 * 0x0");
+    expect_matches_reference<TEST_EXECSPACE>(e05, e53, o, "0x5 * 5x3");
+    expect_matches_reference<TEST_EXECSPACE>(e40, e03, o, "4x0 * 0x3");
+    expect_matches_reference<TEST_EXECSPACE>(e53, csr_from_rows<double>(3, 2, {}), o, "5x3 (no entries) * 3x2");
+  }
+  TEST_EXECSPACE exec;
+  const auto c = KokkosSpGEMM::spgemm(exec, KokkosSpGEMM::copy_to(exec, e40), KokkosSpGEMM::copy_to(exec, e03));
+  EXPECT_EQ(c.num_rows(), 4);
+  EXPECT_EQ(c.num_cols(), 3);
+  EXPECT_EQ(c.nnz(), 0u);
+}
+
+TEST(TEST_CATEGORY, spgemm_one_by_one_and_empty_rows) {
+  const auto one = csr_from_rows<double>(1, 1, {{{0, 3.0}}});
+  for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(one, one, o, "1x1");
+  // Rows 1 and 3 of A are empty; row 2 of B is empty; unsorted columns in A and B.
+  const auto a = csr_from_rows<double>(4, 3, {{{2, 1.0}, {0, 2.0}}, {}, {{1, -1.0}, {2, 4.0}}, {}});
+  const auto b = csr_from_rows<double>(3, 4, {{{3, 1.0}, {1, 5.0}}, {{0, 2.0}}, {}});
+  for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, b, o, "empty rows, unsorted input");
+}
+
+TEST(TEST_CATEGORY, spgemm_one_long_row) {
+  // One row of C with 100,000 products over 4,000 columns: exercises the largest bins and the pool.
+  std::vector<std::vector<std::pair<int, double>>> a_rows(3), b_rows(1000);
+  for (int k = 0; k < 1000; ++k) a_rows[1].push_back({k, 1.0 + k % 7});
+  a_rows[2].push_back({5, 2.0});
+  std::uint64_t x = 12345;
+  for (int k = 0; k < 1000; ++k) {
+    for (int j = 0; j < 100; ++j) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      b_rows[k].push_back({static_cast<int>((x >> 33) % 4000), 0.5 + j % 3});
+    }
+  }
+  // Duplicate columns inside a row of B are summed like any other products.
+  const auto a = csr_from_rows<double>(3, 1000, a_rows);
+  const auto b = csr_from_rows<double>(1000, 4000, b_rows);
+  for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, b, o, "one row with 1e5 products");
+}
+
+TEST(TEST_CATEGORY, spgemm_duplicate_heavy) {
+  // B has 6 columns: every row of C collapses hundreds of products into at most 6 entries; bin 1 (one column).
+  const auto a = KokkosSpGEMM::uniform_random<double, int, int>(200, 400, 60, 3);
+  const auto b = KokkosSpGEMM::uniform_random<double, int, int>(400, 6, 4, 4);
+  const auto b1 = KokkosSpGEMM::uniform_random<double, int, int>(400, 1, 1, 5);
+  for (const auto& o : all_paths()) {
+    expect_matches_reference<TEST_EXECSPACE>(a, b, o, "200x400 * 400x6");
+    expect_matches_reference<TEST_EXECSPACE>(a, b1, o, "200x400 * 400x1");
+  }
+}
+
+TEST(TEST_CATEGORY, spgemm_random_family) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    for (const auto& shape : random_shapes()) {
+      const auto a = KokkosSpGEMM::random_csr<double, int, int>(shape.first, seed);
+      const auto b = KokkosSpGEMM::random_csr<double, int, int>(shape.second, seed + 100);
+      for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, b, o, "random family");
+    }
+  }
+}
+
+}  // namespace KokkosSpGEMMTest
