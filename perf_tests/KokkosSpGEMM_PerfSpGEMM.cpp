@@ -83,20 +83,29 @@ double time_median(int repeat, const std::function<void()>& f) {
   return median(t);
 }
 
-std::string check(const DeviceMatrix& c, const HostMatrix& a, const HostMatrix& b, std::int64_t products) {
-  if (products > 300000000) return "unchecked";  // the serial reference would dominate the run
-  const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, b, true);
+using Reference = KokkosSpGEMM::ReferenceProduct<Scalar, Ordinal, Offset>;
+
+/// The reference of a case, computed once; none past 2.5e8 products (the serial reference would dominate the run).
+struct CaseReference {
+  bool available = false;
+  Reference product;
+};
+
+std::string check(const DeviceMatrix& c, const CaseReference& ref) {
+  if (!ref.available) return "unchecked";
+  const auto cmp = KokkosSpGEMM::compare_to_reference(c, ref.product, true);
   return cmp.ok ? "ok" : "WRONG: " + cmp.message;
 }
 
 /// For peers that leave rows unsorted: sorts a host copy, then checks it.
-std::string check_unsorted(const DeviceMatrix& c, const HostMatrix& a, const HostMatrix& b, std::int64_t products) {
+std::string check_unsorted(const DeviceMatrix& c, const CaseReference& ref) {
+  if (!ref.available) return "unchecked";
   HostMatrix hc = KokkosSpGEMM::to_host(c);
   for (Ordinal i = 0; i < hc.num_rows(); ++i) {
     KokkosSpGEMM::Impl::sort_row_sequential(hc.entries().data() + hc.row_map()(i), hc.values().data() + hc.row_map()(i),
                                             hc.row_map()(i + 1) - hc.row_map()(i));
   }
-  return check(KokkosSpGEMM::copy_to(Exec(), hc), a, b, products);
+  return check(KokkosSpGEMM::copy_to(Exec(), hc), ref);
 }
 
 void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
@@ -105,6 +114,7 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
   Exec exec;
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a);
   const DeviceMatrix db = KokkosSpGEMM::copy_to(exec, b);
+  CaseReference ref;
 
   // Ours.
   {
@@ -114,9 +124,13 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
       KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
       KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
     });
-    const std::string status = check(c, a, b, handle.products());
+    if (handle.products() <= 250000000) {
+      ref.product = KokkosSpGEMM::reference_spgemm_with_bounds(a, b);
+      ref.available = true;
+    }
+    const std::string status = check(c, ref);
     const double reuse = time_median(repeat, [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c); });
-    const std::string reuse_status = check(c, a, b, handle.products());
+    const std::string reuse_status = check(c, ref);
     results.push_back(
         {cs.name, "ours_oneshot", one_shot, handle.nnz(), handle.products(), handle.peak_extra_bytes(), status});
     results.push_back(
@@ -152,8 +166,7 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
       numeric();
     });
     const std::int64_t products = results.back().products;
-    const std::string status =
-        check_unsorted(DeviceMatrix(da.num_rows(), db.num_cols(), c_rows, c_cols, c_vals), a, b, products);
+    const std::string status = check_unsorted(DeviceMatrix(da.num_rows(), db.num_cols(), c_rows, c_cols, c_vals), ref);
     const double reuse = time_median(repeat, numeric);
     results.push_back({cs.name, "kk_oneshot", one_shot, (std::int64_t)c_cols.extent(0), products, 0, status});
     results.push_back({cs.name, "kk_reuse", reuse, (std::int64_t)c_cols.extent(0), products, 0, status});
@@ -180,8 +193,8 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
                                           db.entries().data(), db.values().data());
       std::size_t buffers = 0;
       const double one_shot = time_median(repeat, [&] { buffers = cu.one_shot(); });
-      results.push_back({cs.name, "cusparse_oneshot", one_shot, cu.nnz(), products, buffers,
-                         check_unsorted(wrap(cu), a, b, products)});
+      results.push_back(
+          {cs.name, "cusparse_oneshot", one_shot, cu.nnz(), products, buffers, check_unsorted(wrap(cu), ref)});
     } catch (const std::exception& e) {
       results.push_back({cs.name, "cusparse_oneshot", 0, 0, products, 0, std::string("FAILED: ") + e.what()});
     }
@@ -191,8 +204,7 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
                                           db.entries().data(), db.values().data());
       const std::size_t kept = cu.reuse_setup();
       const double reuse = time_median(repeat, [&] { cu.reuse_compute(); });
-      results.push_back(
-          {cs.name, "cusparse_reuse", reuse, cu.nnz(), products, kept, check_unsorted(wrap(cu), a, b, products)});
+      results.push_back({cs.name, "cusparse_reuse", reuse, cu.nnz(), products, kept, check_unsorted(wrap(cu), ref)});
     } catch (const std::exception& e) {
       results.push_back({cs.name, "cusparse_reuse", 0, 0, products, 0, std::string("FAILED: ") + e.what()});
     }
@@ -229,31 +241,33 @@ int main(int argc, char* argv[]) {
     }
   }
   if (quick) repeat = std::min(repeat, 2);
-  std::vector<Result> results;
+  // Each case's rows are printed and written as soon as it is done, so a run cut short keeps what it measured.
+  std::ofstream out(csv);
+  out << "case,impl,seconds,gflops,nnz_c,products,compression,extra_bytes,status" << std::endl;
+  std::printf("%-24s %-16s %12s %10s %14s %14s %8s %14s  %s\n", "case", "impl", "seconds", "GFLOP/s", "nnz(C)",
+              "products", "prod/nnz", "extra bytes", "status");
+  bool all_ok = true;
   for (const Case& c : suite(quick, matrices)) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
+    std::vector<Result> results;
     try {
       run_case(c, repeat, results);
     } catch (const std::exception& e) {
       results.push_back({c.name, "ours_oneshot", 0, 0, 0, 0, std::string("FAILED: ") + e.what()});
     }
-    const Result& r = results.back();
-    std::fprintf(stderr, "done %s (%lld products)\n", c.name.c_str(), (long long)r.products);
-  }
-  std::ofstream out(csv);
-  out << "case,impl,seconds,gflops,nnz_c,products,compression,extra_bytes,status\n";
-  std::printf("%-24s %-14s %12s %10s %14s %14s %8s %14s  %s\n", "case", "impl", "seconds", "GFLOP/s", "nnz(C)",
-              "products", "prod/nnz", "extra bytes", "status");
-  bool all_ok = true;
-  for (const Result& r : results) {
-    const double gflops = r.seconds > 0 ? 2.0 * r.products / r.seconds * 1e-9 : 0;
-    const double compression = r.nnz ? static_cast<double>(r.products) / r.nnz : 0;
-    std::printf("%-24s %-14s %12.6f %10.3f %14lld %14lld %8.2f %14zu  %s\n", r.case_name.c_str(), r.impl.c_str(),
-                r.seconds, gflops, (long long)r.nnz, (long long)r.products, compression, r.extra_bytes,
-                r.status.c_str());
-    out << r.case_name << "," << r.impl << "," << r.seconds << "," << gflops << "," << r.nnz << "," << r.products << ","
-        << compression << "," << r.extra_bytes << "," << r.status << "\n";
-    all_ok = all_ok && (r.status == "ok" || r.status == "unchecked");
+    for (const Result& r : results) {
+      const double gflops = r.seconds > 0 ? 2.0 * r.products / r.seconds * 1e-9 : 0;
+      const double compression = r.nnz ? static_cast<double>(r.products) / r.nnz : 0;
+      std::printf("%-24s %-16s %12.6f %10.3f %14lld %14lld %8.2f %14zu  %s\n", r.case_name.c_str(), r.impl.c_str(),
+                  r.seconds, gflops, (long long)r.nnz, (long long)r.products, compression, r.extra_bytes,
+                  r.status.c_str());
+      out << r.case_name << "," << r.impl << "," << r.seconds << "," << gflops << "," << r.nnz << "," << r.products
+          << "," << compression << "," << r.extra_bytes << "," << r.status << std::endl;
+      // A peer failing (cuSPARSE out of memory on the largest cases) is reported, not a validation failure.
+      const bool ours = r.impl.rfind("ours", 0) == 0;
+      all_ok = all_ok && (r.status == "ok" || r.status == "unchecked" || (!ours && r.status.rfind("FAILED", 0) == 0));
+    }
+    std::fflush(stdout);
   }
   std::printf("%s\n", all_ok ? "all results validated" : "SOME RESULTS FAILED VALIDATION");
   return all_ok ? 0 : 1;

@@ -69,7 +69,7 @@ struct ThreadRowsKernel {
   Ordinal entries = 0;
   bool sorted = true;
 
-  static std::size_t scratch_bytes(int rows_per_team, Ordinal entries) {
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rows_per_team, Ordinal entries) {
     std::size_t per_row = entries * sizeof(Ordinal) + (Numeric ? entries * sizeof(Scalar) : 0) + sizeof(Ordinal);
     return rows_per_team * per_row + 64;
   }
@@ -160,10 +160,10 @@ struct TeamRowKernel {
   Pool pool;
   bool sorted = true;
 
-  static std::size_t scratch_bytes(Ordinal l1_entries) {
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(Ordinal l1_entries) {
     return l1_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 2 * sizeof(std::int64_t) + 64;
   }
-  static std::size_t chunk_bytes(Ordinal l2_entries) {
+  KOKKOS_INLINE_FUNCTION static std::size_t chunk_bytes(Ordinal l2_entries) {
     return l2_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 16;
   }
 

@@ -13,6 +13,11 @@
 namespace KokkosSpGEMM {
 namespace Impl {
 
+/// The pool's unit of storage: 16 bytes, 16-aligned, so that any scalar type is aligned in every chunk.
+struct alignas(16) PoolBlock {
+  char bytes[16];
+};
+
 template <class MemorySpace>
 class MemoryPool {
  public:
@@ -59,12 +64,9 @@ class MemoryPool {
   }
 
  private:
-  struct alignas(16) Block {
-    char bytes[16];
-  };
   std::size_t m_chunk_bytes = 0;
   std::int64_t m_num_chunks = 0;
-  Kokkos::View<Block*, MemorySpace> m_storage;
+  Kokkos::View<PoolBlock*, MemorySpace> m_storage;
   Kokkos::View<int*, MemorySpace> m_taken;
 };
 

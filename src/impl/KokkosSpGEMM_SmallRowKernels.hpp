@@ -12,30 +12,39 @@ namespace KokkosSpGEMM {
 namespace Impl {
 
 /// Bin 1: one product, or one column of B: C's row is a single entry summing every product.
-template <class ExecSpace, bool Numeric, class Views, class Perm>
-void single_entry_rows(const ExecSpace& exec, const Views& v, const Perm& perm, std::int64_t first, std::int64_t rows) {
+template <bool Numeric, class Views, class Perm>
+struct SingleEntryRowsKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
+  Views v;
+  Perm perm;
+  std::int64_t first = 0;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t r) const {
+    const Ordinal row = perm(first + r);
+    if constexpr (!Numeric) {
+      v.row_sizes(row) = 1;
+    } else {
+      Scalar sum = Scalar();
+      Ordinal col = 0;
+      for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+        const Ordinal k = v.a_cols(e);
+        for (auto jb = v.b_rows(k); jb < v.b_rows(k + 1); ++jb) {
+          sum += v.a_vals(e) * v.b_vals(jb);
+          col = v.b_cols(jb);
+        }
+      }
+      v.c_cols(v.c_rows(row)) = col;
+      v.c_vals(v.c_rows(row)) = sum;
+    }
+  }
+};
+
+template <class ExecSpace, bool Numeric, class Views, class Perm>
+void single_entry_rows(const ExecSpace& exec, const Views& v, const Perm& perm, std::int64_t first, std::int64_t rows) {
   Kokkos::parallel_for(
       Numeric ? "KokkosSpGEMM::Numeric::single_entry_rows" : "KokkosSpGEMM::Symbolic::single_entry_rows",
-      Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const std::int64_t r) {
-        const Ordinal row = perm(first + r);
-        if constexpr (!Numeric) {
-          v.row_sizes(row) = 1;
-        } else {
-          Scalar sum = Scalar();
-          Ordinal col = 0;
-          for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
-            const Ordinal k = v.a_cols(e);
-            for (auto jb = v.b_rows(k); jb < v.b_rows(k + 1); ++jb) {
-              sum += v.a_vals(e) * v.b_vals(jb);
-              col = v.b_cols(jb);
-            }
-          }
-          v.c_cols(v.c_rows(row)) = col;
-          v.c_vals(v.c_rows(row)) = sum;
-        }
-      });
+      Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), SingleEntryRowsKernel<Numeric, Views, Perm>{v, perm, first});
 }
 
 /// The dense accumulator (kkSpGEMM's kkdense) for CPU spaces: per thread, values and flags of B.num_cols() slots
@@ -55,7 +64,7 @@ struct DenseRowKernel {
   Pool pool;
   bool sorted = true;
 
-  static std::size_t chunk_bytes(Ordinal width, std::int64_t bound) {
+  KOKKOS_INLINE_FUNCTION static std::size_t chunk_bytes(Ordinal width, std::int64_t bound) {
     return width * (sizeof(Scalar) + 1) + bound * sizeof(Ordinal) + 32;
   }
 
