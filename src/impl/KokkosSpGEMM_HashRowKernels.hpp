@@ -10,6 +10,7 @@
 #include <impl/KokkosSpGEMM_RowSort.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -23,6 +24,19 @@ KOKKOS_INLINE_FUNCTION T fetch_add(T* p, T v) {
     *p += v;
     return old;
   }
+}
+
+/// Tables up to this size write a sorted row directly: each key's position is the number of smaller keys in the
+/// table (a scan of the table in scratch per key), which needs no sort pass and no atomics.
+constexpr int rank_sort_max_entries = 512;
+
+/// Number of keys in keys[0, n) smaller than key; empty slots (-1) compare as the largest unsigned value.
+template <class Ordinal>
+KOKKOS_INLINE_FUNCTION Ordinal rank_in_table(const Ordinal* keys, Ordinal n, Ordinal key) {
+  using U = std::make_unsigned_t<Ordinal>;
+  Ordinal rank = 0;
+  for (Ordinal u = 0; u < n; ++u) rank += static_cast<U>(keys[u]) < static_cast<U>(key);
+  return rank;
 }
 
 /// Adds the products a_ik * B(k,:) of one entry e = (i,k) of A into the tables, B's row split over the vector
@@ -69,6 +83,9 @@ struct ThreadRowsKernel {
   Ordinal entries = 0;
   bool sorted = true;
 
+  // On GPUs the vector lanes place each key at its rank; a CPU thread sorts its row (n log n beats n^2 there).
+  KOKKOS_INLINE_FUNCTION bool rank_sorted() const { return atomic && sorted && entries <= rank_sort_max_entries; }
+
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rows_per_team, Ordinal entries) {
     std::size_t per_row = entries * sizeof(Ordinal) + (Numeric ? entries * sizeof(Scalar) : 0) + sizeof(Ordinal);
     return rows_per_team * per_row + 64;
@@ -114,17 +131,20 @@ struct ThreadRowsKernel {
       } else {
         const auto c_begin = v.c_rows(row);
         const Scalar* my_values = values + t * entries;
+        const bool by_rank = rank_sorted();
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
-          if (my_keys[s] != Table::empty) {
-            const auto pos = c_begin + fetch_add<atomic>(&counters[t], Ordinal(1));
-            v.c_cols(pos) = my_keys[s];
+          const Ordinal key = my_keys[s];
+          if (key != Table::empty) {
+            const auto pos = c_begin + (by_rank ? rank_in_table(my_keys, entries, key)
+                                                : fetch_add<atomic>(&counters[t], Ordinal(1)));
+            v.c_cols(pos) = key;
             v.c_vals(pos) = my_values[s];
           }
         });
       }
     });
     if constexpr (Numeric) {
-      if (!sorted) return;
+      if (!sorted || rank_sorted()) return;
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
         if (team_first + t >= rows) return;
@@ -225,17 +245,21 @@ struct TeamRowKernel {
       Kokkos::single(Kokkos::PerTeam(team), [&]() { v.row_sizes(row) = count; });
     } else {
       const auto c_begin = v.c_rows(row);
+      const bool by_rank = gpu && sorted && !spill && l1_entries <= rank_sort_max_entries;
       auto extract = [&](const Table& table) {
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, table.capacity()), [&](const Ordinal s) {
-          if (table.keys[s] != Table::empty) {
-            const auto pos = c_begin + fetch_add<gpu>(&shared[1], std::int64_t(1));
-            v.c_cols(pos) = table.keys[s];
+          const Ordinal key = table.keys[s];
+          if (key != Table::empty) {
+            const auto pos = c_begin + (by_rank ? rank_in_table(table.keys, table.capacity(), key)
+                                                : fetch_add<gpu>(&shared[1], std::int64_t(1)));
+            v.c_cols(pos) = key;
             v.c_vals(pos) = table.values[s];
           }
         });
       };
       extract(l1);
       if (spill) extract(l2);
+      if (by_rank) return;
     }
     if (spill) {
       team.team_barrier();
