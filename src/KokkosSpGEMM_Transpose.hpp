@@ -29,7 +29,7 @@ CsrMatrix<S, O, F, typename ExecSpace::memory_space> transpose(const ExecSpace& 
   const auto t_vals = t.values();
   Kokkos::parallel_for(
       "KokkosSpGEMM::Transpose::count", Kokkos::RangePolicy<ExecSpace>(exec, 0, a.nnz()),
-      KOKKOS_LAMBDA(const std::size_t e) { Kokkos::atomic_increment(&t_rows(a_cols(e) + 1)); });
+      KOKKOS_LAMBDA(const std::size_t e) { Kokkos::atomic_add(&t_rows(a_cols(e) + 1), F(1)); });
   Kokkos::parallel_scan(
       "KokkosSpGEMM::Transpose::scan", Kokkos::RangePolicy<ExecSpace>(exec, 0, cols),
       KOKKOS_LAMBDA(const O j, F& partial, const bool final) {

@@ -63,7 +63,7 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
         const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
         const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
-                             [&](std::int64_t i) { Kokkos::atomic_increment(&local(row_bin_of(ub(i)))); });
+                             [&](std::int64_t i) { Kokkos::atomic_add(&local(row_bin_of(ub(i))), std::int64_t(1)); });
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
           if (local(b)) Kokkos::atomic_add(&counts(b), local(b));
@@ -89,7 +89,7 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
         const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
         const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
-                             [&](std::int64_t i) { Kokkos::atomic_increment(&local(row_bin_of(ub(i)))); });
+                             [&](std::int64_t i) { Kokkos::atomic_add(&local(row_bin_of(ub(i))), std::int64_t(1)); });
         team.team_barrier();
         // Claim one contiguous range per bin for this team, then hand out slots inside it.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {

@@ -56,6 +56,9 @@ struct DenseRowKernel {
   using Scalar = typename Views::scalar_type;
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
 
+  // Sorted output by a scan of the flags when the row fills at least 1/16 of the width (n log n > width there).
+  static constexpr std::int64_t dense_scan_ratio = 16;
+
   Views v;
   Perm perm;
   std::int64_t first = 0;
@@ -74,30 +77,51 @@ struct DenseRowKernel {
     char* chunk = pool.chunk(chunk_id);
     Scalar* acc = reinterpret_cast<Scalar*>(chunk);
     Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + width * sizeof(Scalar));
-    char* flags = reinterpret_cast<char*>(touched + bound);
+    unsigned char* flags = reinterpret_cast<unsigned char*>(touched + bound);
+    // Raw pointers in locals: stores through the byte flags may alias anything, and would otherwise make the
+    // compiler reload every view's data pointer after each of them.
+    const auto* b_rows = v.b_rows.data();
+    const Ordinal* b_cols = v.b_cols.data();
+    const Scalar* b_vals = v.b_vals.data();
     std::int64_t n = 0;
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
       Scalar a_val = Scalar();
       if constexpr (Numeric) a_val = v.a_vals(e);
-      for (auto jb = v.b_rows(k); jb < v.b_rows(k + 1); ++jb) {
-        const Ordinal col = v.b_cols(jb);
+      const auto end = b_rows[k + 1];
+      for (auto jb = b_rows[k]; jb < end; ++jb) {
+        const Ordinal col = b_cols[jb];
         if (!flags[col]) {
           flags[col] = 1;
           touched[n++] = col;
           if constexpr (Numeric) acc[col] = Scalar();
         }
-        if constexpr (Numeric) acc[col] += a_val * v.b_vals(jb);
+        if constexpr (Numeric) acc[col] += a_val * b_vals[jb];
       }
     }
     if constexpr (!Numeric) {
       v.row_sizes(row) = n;
+    } else if (sorted && width <= dense_scan_ratio * n) {
+      // A dense row: walking the flags in column order is cheaper than sorting, and clears them on the way.
+      Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
+      Scalar* c_vals = v.c_vals.data() + v.c_rows(row);
+      std::int64_t out = 0;
+      for (Ordinal col = 0; col < width; ++col) {
+        if (flags[col]) {
+          c_cols[out] = col;
+          c_vals[out++] = acc[col];
+          flags[col] = 0;
+        }
+      }
+      pool.release(chunk_id);
+      return;
     } else {
       if (sorted) sort_row_sequential(touched, static_cast<Scalar*>(nullptr), n);
-      const auto c_begin = v.c_rows(row);
+      Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
+      Scalar* c_vals = v.c_vals.data() + v.c_rows(row);
       for (std::int64_t i = 0; i < n; ++i) {
-        v.c_cols(c_begin + i) = touched[i];
-        v.c_vals(c_begin + i) = acc[touched[i]];
+        c_cols[i] = touched[i];
+        c_vals[i] = acc[touched[i]];
       }
     }
     for (std::int64_t i = 0; i < n; ++i) flags[touched[i]] = 0;

@@ -1,102 +1,123 @@
-// Matrix Market I/O for CsrMatrix: reads coordinate files (plain or .gz; real, integer, pattern, complex; general,
+// Matrix Market I/O for CsrMatrix: reads coordinate files (plain or gzip; real, integer, pattern, complex; general,
 // symmetric, skew-symmetric, hermitian expanded) into sorted CSR with duplicates summed and explicit zeros kept (they
-// are structural entries), and writes general coordinate files.
+// are structural entries), and writes general coordinate files. Parsing lives in the compiled library; this header
+// only converts types.
 #ifndef KOKKOSSPGEMM_MATRIXMARKET_HPP
 #define KOKKOSSPGEMM_MATRIXMARKET_HPP
 
-#include <KokkosSpGEMM_CsrBuilder.hpp>
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
-#include <KokkosSpGEMM_GeneratorsRandom.hpp>
 #include <io/KokkosSpGEMM_MatrixMarketParse.hpp>
 
 #include <Kokkos_Complex.hpp>
 
-#include <algorithm>
 #include <cstdint>
-#include <numeric>
+#include <limits>
 #include <string>
 #include <type_traits>
-#include <vector>
+#include <utility>
 
 namespace KokkosSpGEMM {
 
+/// Values given to the entries of a pattern file.
 enum class PatternValues { Ones, Random };
 
 struct MatrixMarketOptions {
-  /// Values given to the entries of a pattern file: 1, or deterministic pseudo-random values in (0, 1].
+  /// Ones: every entry is 1. Random: a deterministic value in (0, 1] that depends only on the seed and the position
+  /// (symmetric files stay symmetric; complex scalars get a random imaginary part too).
   PatternValues pattern_values = PatternValues::Ones;
   std::uint64_t seed = 42;
 };
 
 namespace Impl {
-template <class S>
-struct IsComplex : std::false_type {};
-template <class T>
-struct IsComplex<Kokkos::complex<T>> : std::true_type {};
 
+/// How the reader and writer see a scalar: as a (re, im) pair of doubles.
 template <class S>
-S make_scalar(double re, double im) {
-  if constexpr (IsComplex<S>::value) {
-    return S(re, im);
-  } else {
-    (void)im;
-    return S(re);
-  }
+struct MatrixMarketScalar {
+  static constexpr bool is_complex = false;
+  static S make(double re, double) { return static_cast<S>(re); }
+  static double re(const S& s) { return static_cast<double>(s); }
+  static double im(const S&) { return 0.0; }
+};
+template <class T>
+struct MatrixMarketScalar<Kokkos::complex<T>> {
+  static constexpr bool is_complex = true;
+  static Kokkos::complex<T> make(double re, double im) { return {static_cast<T>(re), static_cast<T>(im)}; }
+  static double re(const Kokkos::complex<T>& s) { return static_cast<double>(s.real()); }
+  static double im(const Kokkos::complex<T>& s) { return static_cast<double>(s.imag()); }
+};
+
+/// Throws IndexOverflow naming the file, the count and the type unless value fits T.
+template <class T>
+T matrix_market_fit(std::int64_t value, const std::string& path, const char* what, const char* type) {
+  KOKKOSSPGEMM_REQUIRE(
+      value >= 0 && static_cast<std::uint64_t>(value) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max()),
+      IndexOverflow, "read_matrix_market",
+      path << ": " << what << " = " << value << " does not fit the " << sizeof(T) * 8 << "-bit " << type
+           << " type (largest " << static_cast<std::uint64_t>(std::numeric_limits<T>::max()) << ")");
+  return static_cast<T>(value);
 }
+
 }  // namespace Impl
 
-/// Reads a Matrix Market coordinate file. Throws FileError (unreadable or malformed, with the line), InvalidInput
-/// (a complex file into a real Scalar), IndexOverflow (sizes beyond Ordinal or Offset).
+/// Reads a Matrix Market coordinate file (plain or gzip, recognised by content) into a host CSR matrix whose rows
+/// are sorted by column, with duplicates summed and explicit zeros kept.
+/// Scalar: float, double or Kokkos::complex<double> (a real file gives zero imaginary parts).
+/// Throws FileError (missing, unreadable or malformed file; line() says where), InvalidInput (a complex file read
+/// into a real Scalar) and IndexOverflow (rows, columns or stored entries beyond Ordinal or Offset).
 template <class Scalar, class Ordinal = int, class Offset = int>
 CsrMatrix<Scalar, Ordinal, Offset, Kokkos::HostSpace> read_matrix_market(const std::string& path,
                                                                          const MatrixMarketOptions& options = {}) {
-  const Impl::CooData coo = Impl::parse_matrix_market(path);
-  KOKKOSSPGEMM_REQUIRE(coo.field != Impl::MatrixMarketField::Complex || Impl::IsComplex<Scalar>::value, InvalidInput,
-                       "read_matrix_market", path << " holds complex values; read it with a complex Scalar");
-  const std::size_t n = coo.row.size();
-  // Entries ordered by (row, column), stable so that duplicates are summed in file order.
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    return coo.row[x] != coo.row[y] ? coo.row[x] < coo.row[y] : coo.col[x] < coo.col[y];
-  });
-  Impl::Random random(options.seed);
-  const bool random_pattern =
-      coo.field == Impl::MatrixMarketField::Pattern && options.pattern_values == PatternValues::Random;
-  std::vector<Scalar> values(n);
-  for (std::size_t e = 0; e < n; ++e) {
-    values[e] = random_pattern ? Impl::random_value<Scalar>(random)
-                               : Impl::make_scalar<Scalar>(coo.re[e], coo.im.empty() ? 0.0 : coo.im[e]);
+  using Traits = Impl::MatrixMarketScalar<Scalar>;
+  Impl::CooData coo = Impl::parse_matrix_market(path);
+  KOKKOSSPGEMM_REQUIRE(coo.field != Impl::MatrixMarketField::Complex || Traits::is_complex, InvalidInput,
+                       "read_matrix_market",
+                       path << " holds complex values; read it with a complex Scalar such as Kokkos::complex<double>");
+  const Ordinal rows = Impl::matrix_market_fit<Ordinal>(coo.rows, path, "number of rows", "Ordinal");
+  const Ordinal cols = Impl::matrix_market_fit<Ordinal>(coo.cols, path, "number of columns", "Ordinal");
+  if (coo.field == Impl::MatrixMarketField::Pattern && options.pattern_values == PatternValues::Random) {
+    Impl::randomize_pattern_values(coo, options.seed, Traits::is_complex);
   }
-  Impl::CsrBuilder<Scalar, Ordinal, Offset> out("read_matrix_market", coo.rows, coo.cols);
-  std::size_t k = 0;
-  for (std::int64_t i = 0; i < coo.rows; ++i) {
-    for (; k < n && coo.row[order[k]] == i; ++k) out.add(coo.col[order[k]], values[order[k]]);
-    out.end_row();
+  const Impl::CsrData csr = Impl::coo_to_csr(std::move(coo));
+  const std::size_t nnz = csr.col.size();
+  Impl::matrix_market_fit<Offset>(static_cast<std::int64_t>(nnz), path, "number of stored entries", "Offset");
+
+  CsrMatrix<Scalar, Ordinal, Offset, Kokkos::HostSpace> a("KokkosSpGEMM::read_matrix_market", rows, cols, nnz);
+  for (std::size_t i = 0; i < csr.row_map.size(); ++i) a.row_map()(i) = static_cast<Offset>(csr.row_map[i]);
+  const bool has_im = !csr.im.empty();
+  for (std::size_t e = 0; e < nnz; ++e) {
+    a.entries()(e) = static_cast<Ordinal>(csr.col[e]);
+    a.values()(e) = Traits::make(csr.re[e], has_im ? csr.im[e] : 0.0);
   }
-  return out.finish();
+  return a;
 }
 
-/// Writes A (any memory space) as a general coordinate file; gzip when path ends in .gz. Throws FileError.
+/// Writes A (any memory space; copied to the host first) as a general coordinate file: real field for a real
+/// Scalar, complex for Kokkos::complex, values with 17 significant digits so that doubles read back exactly. Writes
+/// gzip when path ends in ".gz". Throws FileError (cannot write) and InvalidInput (A breaks the CSR invariants).
 template <class S, class O, class F, class M>
 void write_matrix_market(const std::string& path, const CsrMatrix<S, O, F, M>& a_any) {
+  using Traits = Impl::MatrixMarketScalar<S>;
   const auto a = to_host(a_any);
-  std::vector<std::int64_t> row(a.nnz()), col(a.nnz());
-  std::vector<double> re(a.nnz()), im(Impl::IsComplex<S>::value ? a.nnz() : 0);
-  for (O i = 0; i < a.num_rows(); ++i) {
-    for (F e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
-      row[e] = i;
-      col[e] = a.entries()(e);
-      if constexpr (Impl::IsComplex<S>::value) {
-        re[e] = static_cast<double>(a.values()(e).real());
-        im[e] = static_cast<double>(a.values()(e).imag());
-      } else {
-        re[e] = static_cast<double>(a.values()(e));
-      }
-    }
+  Impl::CsrData out;
+  out.rows = static_cast<std::int64_t>(a.num_rows());
+  out.cols = static_cast<std::int64_t>(a.num_cols());
+  out.complex = Traits::is_complex;
+  // A default-constructed 0 x n matrix has an empty row map; the file format still needs row_map = {0}.
+  if (a.row_map().extent(0) == 0 && a.num_rows() == 0) out.row_map.push_back(0);
+  for (std::size_t i = 0; i < a.row_map().extent(0); ++i) {
+    out.row_map.push_back(static_cast<std::int64_t>(a.row_map()(i)));
   }
-  Impl::write_matrix_market_coo(path, a.num_rows(), a.num_cols(), row, col, re, im);
+  const std::size_t nnz = a.nnz();
+  out.col.resize(nnz);
+  out.re.resize(nnz);
+  if (Traits::is_complex) out.im.resize(nnz);
+  for (std::size_t e = 0; e < nnz; ++e) {
+    out.col[e] = static_cast<std::int64_t>(a.entries()(e));
+    out.re[e] = Traits::re(a.values()(e));
+    if (Traits::is_complex) out.im[e] = Traits::im(a.values()(e));
+  }
+  Impl::write_matrix_market_file(path, out);
 }
 
 }  // namespace KokkosSpGEMM
