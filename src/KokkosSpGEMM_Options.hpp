@@ -10,7 +10,7 @@ namespace KokkosSpGEMM {
 
 /// Row accumulation method. Auto picks per bin from the analysis (see Handle::describe()).
 enum class Algorithm {
-  Auto,  ///< Hash on GPUs; on CPUs Dense when B has few enough columns, else Hash.
+  Auto,  ///< Hash on GPUs; on CPUs Dense when B has at most dense_max_columns columns, else Hash.
   Hash,  ///< Binned pipeline: hash table in team scratch, spilling to a global memory pool (kkSpGEMM §3.1).
   Dense  ///< Dense accumulator of B.num_cols() entries per thread, from the memory pool (CPU spaces).
 };
@@ -52,8 +52,8 @@ struct Options {
   int scratch_bytes = 0;
   /// Upper bound in bytes of the memory pool; 0: sized from the analysis alone.
   std::size_t pool_bytes_limit = 0;
-  /// CPU dense accumulator is chosen by Auto when B has at most this many columns.
-  long dense_max_columns = 1L << 18;
+  /// Auto chooses the CPU dense accumulator when B has at most this many columns (9 bytes a column per thread).
+  long dense_max_columns = 1L << 21;
 };
 
 }  // namespace KokkosSpGEMM

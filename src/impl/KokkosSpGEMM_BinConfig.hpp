@@ -78,9 +78,10 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
   const std::int64_t budget = scratch_budget<ExecSpace>(options);
   // Load factor at most 1/2: short probe sequences.
   const std::int64_t table = static_cast<std::int64_t>(bit_ceil_u64(2 * static_cast<std::uint64_t>(c.bound)));
-  const bool dense = !Traits::is_gpu &&
-                     (options.algorithm == Algorithm::Dense ||
-                      (options.algorithm == Algorithm::Auto && c.bound > 64 && b_cols <= options.dense_max_columns));
+  // On CPUs the dense accumulator beat the scratch hash on every matrix measured (perf_tests/NOTES.md: 2 to 7x up to
+  // 2.25M columns, a tie on random rows over 2M columns), short rows included.
+  const bool dense = !Traits::is_gpu && (options.algorithm == Algorithm::Dense ||
+                                         (options.algorithm == Algorithm::Auto && b_cols <= options.dense_max_columns));
   if (dense) {
     c.kernel = RowKernel::Dense;
     c.l2_entries = b_cols;

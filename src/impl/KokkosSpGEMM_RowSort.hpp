@@ -70,8 +70,10 @@ KOKKOS_INLINE_FUNCTION void sort_row_sequential(Key* keys, Value* values, std::i
       const Key pivot = keys[lo];
       std::int64_t i = lo, j = hi;
       while (true) {
-        do ++i; while (keys[i] < pivot);
-        do --j; while (pivot < keys[j]);
+        do ++i;
+        while (keys[i] < pivot);
+        do --j;
+        while (pivot < keys[j]);
         if (i >= j) break;
         swap_entries(keys, values, i, j);
       }
