@@ -2,6 +2,7 @@
 // against the reference and against the manifest's nnz(A*A) and product count.
 #include <SpGEMMTestHelpers.hpp>
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -54,6 +55,11 @@ TEST_P(SharedMatrix, times_itself_matches_reference_and_manifest) {
 
 INSTANTIATE_TEST_SUITE_P(TEST_CATEGORY, SharedMatrix,
                          ::testing::Values("ca-CondMat", "p2p-Gnutella31", "cage11", "ct2010", "usroads-48",
-                                           "PGPgiantcompo", "bcsstk13", "sinc18", "rajat01", "lp_e226"));
+                                           "PGPgiantcompo", "bcsstk13", "sinc18", "rajat01", "lp_e226"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           return name;
+                         });
 
 }  // namespace KokkosSpGEMMTest
