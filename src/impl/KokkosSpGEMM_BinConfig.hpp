@@ -32,6 +32,7 @@ inline const char* row_kernel_name(RowKernel k) {
     case RowKernel::ThreadRows:
       return "thread-rows/hash-scratch";
     case RowKernel::TeamRow:
+      // Threads split A's row; the whole team splits each row of B when A's row is shorter than the team.
       return "team-row/hash-scratch";
     case RowKernel::Dense:
       return "thread-row/dense-pool";

@@ -41,7 +41,9 @@ KOKKOS_INLINE_FUNCTION Ordinal rank_in_table(const Ordinal* keys, Ordinal n, Ord
 
 /// Adds the products a_ik * B(k,:) of one entry e = (i,k) of A into the tables, B's row split over the vector
 /// lanes. Level 1 takes what fits its window; the rest goes to level 2 (which never fills: it holds 2x the bound).
-template <bool Numeric, class Views, class Table, class Member, class AOffset>
+/// WholeTeam: every thread and lane of the team splits B's row (team-sequential partition, kkSpGEMM Fig. 2b);
+/// otherwise the calling thread's vector lanes do.
+template <bool Numeric, bool WholeTeam = false, class Views, class Table, class Member, class AOffset>
 KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Member& member, const AOffset e,
                                                      const Table& l1, const typename Views::ordinal_type l1_window,
                                                      const Table& l2) {
@@ -52,7 +54,7 @@ KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Membe
   const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
   Scalar a_val = Scalar();
   if constexpr (Numeric) a_val = v.a_vals(e);
-  Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, b_len), [&](const Ordinal jj) {
+  auto insert = [&](const Ordinal jj) {
     const auto jb = b_begin + jj;
     const Ordinal col = v.b_cols(jb);
     if constexpr (Numeric) {
@@ -61,7 +63,12 @@ KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Membe
     } else {
       if (l1.insert(col, l1_window) == InsertResult::Full) l2.insert(col, l2.capacity());
     }
-  });
+  };
+  if constexpr (WholeTeam) {
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(member, b_len), insert);
+  } else {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, b_len), insert);
+  }
 }
 
 /// Several rows per team, one per thread (with its vector lanes), each with a scratch table of l1_entries slots
@@ -225,9 +232,18 @@ struct TeamRowKernel {
     const auto a_begin = v.a_rows(row);
     const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
     const Ordinal window = spill ? (spill_window < l1_entries ? spill_window : l1_entries) : l1_entries;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_len), [&](const Ordinal t) {
-      insert_products_of_entry<Numeric>(v, team, a_begin + t, l1, window, l2);
-    });
+    if (a_len >= team.team_size()) {
+      // Thread-parallel (kkSpGEMM Fig. 3a): threads split A's row, their lanes each row of B.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_len), [&](const Ordinal t) {
+        insert_products_of_entry<Numeric>(v, team, a_begin + t, l1, window, l2);
+      });
+    } else {
+      // Fewer entries in A's row than threads: the whole team takes one row of B after the other, so that long
+      // rows of B reached from short rows of A do not leave most threads idle.
+      for (Ordinal t = 0; t < a_len; ++t) {
+        insert_products_of_entry<Numeric, true>(v, team, a_begin + t, l1, window, l2);
+      }
+    }
     team.team_barrier();
 
     if constexpr (!Numeric) {

@@ -37,6 +37,19 @@ struct RowBins {
 /// once per bin, which keeps atomic contention on the ~60 counters low on GPUs.
 constexpr int rows_per_binning_team = 2048;
 
+/// Counts, in local (scratch), the rows of this team's block per bin; ends with a barrier.
+template <class Member, class Counts, class UpperBound>
+KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& local, std::int64_t num_rows,
+                                           const UpperBound& ub) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) { local(b) = 0; });
+  team.team_barrier();
+  const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
+  const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
+                       [&](std::int64_t i) { Kokkos::atomic_add(&local(row_bin_of(ub(i))), std::int64_t(1)); });
+  team.team_barrier();
+}
+
 template <class ExecSpace, class Ordinal, class UpperBound>
 RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exec, Ordinal num_rows,
                                                             const UpperBound& ub) {
@@ -58,13 +71,7 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   Kokkos::parallel_for(
       "KokkosSpGEMM::RowBins::count", policy, KOKKOS_LAMBDA(const Member& team) {
         ScratchCounts local(team.team_scratch(0), num_row_bins);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) { local(b) = 0; });
-        team.team_barrier();
-        const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
-        const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
-                             [&](std::int64_t i) { Kokkos::atomic_add(&local(row_bin_of(ub(i))), std::int64_t(1)); });
-        team.team_barrier();
+        team_histogram(team, local, num_rows, ub);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
           if (local(b)) Kokkos::atomic_add(&counts(b), local(b));
         });
@@ -84,13 +91,9 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
       KOKKOS_LAMBDA(const Member& team) {
         ScratchCounts local(team.team_scratch(0), num_row_bins);
         ScratchCounts base(team.team_scratch(0), num_row_bins);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) { local(b) = 0; });
-        team.team_barrier();
+        team_histogram(team, local, num_rows, ub);
         const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
         const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
-                             [&](std::int64_t i) { Kokkos::atomic_add(&local(row_bin_of(ub(i))), std::int64_t(1)); });
-        team.team_barrier();
         // Claim one contiguous range per bin for this team, then hand out slots inside it.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
           base(b) = local(b) ? Kokkos::atomic_fetch_add(&cursor(b), local(b)) : 0;
