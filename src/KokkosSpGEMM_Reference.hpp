@@ -1,6 +1,6 @@
 // The oracle: a deliberately simple serial Gustavson SpGEMM on the host (dense accumulator, sorted output), and the
-// comparison every backend's result must pass ("equivalent to reference": same structure, values within a
-// tolerance scaled by sum |a_ik * b_kj| of each entry).
+// comparison every backend's result must pass ("equivalent to reference", as in Ginkgo's tests: same structure,
+// values within a tolerance scaled by sum |a_ik * b_kj| of each entry).
 #ifndef KOKKOSSPGEMM_REFERENCE_HPP
 #define KOKKOSSPGEMM_REFERENCE_HPP
 
@@ -15,6 +15,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,81 @@ std::string to_text(const Kokkos::complex<T>& x) {
 template <class S, class O, class F>
 using HostCsrMatrix = CsrMatrix<S, O, F, Kokkos::HostSpace>;
 
+/// Empty when m satisfies the CSR invariants (num_rows + 1 row map entries from 0, monotone, ending at nnz; as many
+/// values as entries; columns in [0, num_cols); and, if require_sorted, strictly increasing columns in each row,
+/// so no duplicates), else what is wrong and where.
+template <class S, class O, class F>
+std::string csr_invariant_violation(const HostCsrMatrix<S, O, F>& m, bool require_sorted) {
+  std::ostringstream s;
+  if (m.num_rows() < 0 || m.num_cols() < 0) {
+    s << "negative dimensions " << m.num_rows() << " x " << m.num_cols();
+    return s.str();
+  }
+  if (m.values().extent(0) != m.nnz()) {
+    s << m.values().extent(0) << " values for " << m.nnz() << " column indices";
+    return s.str();
+  }
+  const auto& rm = m.row_map();
+  if (rm.extent(0) != static_cast<std::size_t>(m.num_rows()) + 1) {
+    // A 0-row matrix may come without a row map.
+    if (!(m.num_rows() == 0 && rm.extent(0) == 0 && m.nnz() == 0)) {
+      s << "row map has " << rm.extent(0) << " entries for " << m.num_rows() << " rows";
+    }
+    return s.str();
+  }
+  // The whole row map first, so that the column pass never reads past the entries.
+  if (rm(0) != 0) {
+    s << "row map starts at " << static_cast<long long>(rm(0));
+    return s.str();
+  }
+  for (O i = 0; i < m.num_rows(); ++i) {
+    if (rm(i + 1) < rm(i)) {
+      s << "row map decreases at row " << i << " (" << static_cast<long long>(rm(i)) << " then "
+        << static_cast<long long>(rm(i + 1)) << ")";
+      return s.str();
+    }
+  }
+  if (static_cast<std::size_t>(rm(m.num_rows())) != m.nnz()) {
+    s << "row map ends at " << static_cast<long long>(rm(m.num_rows())) << ", not at nnz = " << m.nnz();
+    return s.str();
+  }
+  for (O i = 0; i < m.num_rows(); ++i) {
+    for (F e = rm(i); e < rm(i + 1); ++e) {
+      const O c = m.entries()(e);
+      if (c < 0 || c >= m.num_cols()) {
+        s << "column " << c << " out of range [0, " << m.num_cols() << ") in row " << i;
+        return s.str();
+      }
+      if (require_sorted && e > rm(i) && !(m.entries()(e - 1) < c)) {
+        s << "row " << i << " is not strictly increasing at column " << c << " (after " << m.entries()(e - 1) << ")";
+        return s.str();
+      }
+    }
+  }
+  return "";
+}
+
+/// The result of is_valid_csr: ok, or what is wrong and where.
+struct CsrValidity {
+  bool ok = true;
+  std::string message;
+  explicit operator bool() const { return ok; }
+};
+
+/// Checks the CSR invariants of m (any memory space; copied to the host unless it is there); see
+/// csr_invariant_violation.
+template <class S, class O, class F, class M>
+CsrValidity is_valid_csr(const CsrMatrix<S, O, F, M>& m, bool require_sorted = true) {
+  CsrValidity v;
+  if constexpr (std::is_same<M, Kokkos::HostSpace>::value) {
+    v.message = csr_invariant_violation(m, require_sorted);
+  } else {
+    v.message = csr_invariant_violation(to_host(m), require_sorted);
+  }
+  v.ok = v.message.empty();
+  return v;
+}
+
 /// C = A*B with, per entry of C, the bound sum |a_ik * b_kj| and the number of products that formed it.
 template <class S, class O, class F>
 struct ReferenceProduct {
@@ -70,14 +146,19 @@ struct ReferenceProduct {
   std::vector<std::int64_t> terms;
 };
 
-/// Serial Gustavson: an entry of C exists wherever a product exists (values that cancel to 0 stay). Accepts
-/// unsorted and repeated columns in A and B. Throws DimensionMismatch, IndexOverflow.
+/// Serial Gustavson with a dense accumulator: an entry of C exists wherever a product exists (values that cancel to
+/// 0 stay); rows of C sorted. Accepts unsorted and repeated columns in A and B.
+/// Throws DimensionMismatch, InvalidInput (broken CSR invariants), IndexOverflow (nnz(C) beyond Offset).
 template <class S, class O, class F>
 ReferenceProduct<S, O, F> reference_spgemm_with_bounds(const HostCsrMatrix<S, O, F>& a,
                                                        const HostCsrMatrix<S, O, F>& b) {
   KOKKOSSPGEMM_REQUIRE(
       a.num_cols() == b.num_rows(), DimensionMismatch, "reference_spgemm",
       "A is " << a.num_rows() << " x " << a.num_cols() << " but B is " << b.num_rows() << " x " << b.num_cols());
+  // The oracle indexes B's row map with A's columns: a broken input must throw, not read out of bounds.
+  const std::string bad_a = csr_invariant_violation(a, false), bad_b = csr_invariant_violation(b, false);
+  KOKKOSSPGEMM_REQUIRE(bad_a.empty(), InvalidInput, "reference_spgemm", "A: " << bad_a);
+  KOKKOSSPGEMM_REQUIRE(bad_b.empty(), InvalidInput, "reference_spgemm", "B: " << bad_b);
   const O rows = a.num_rows(), cols = b.num_cols();
   std::vector<S> acc(cols);
   std::vector<double> acc_bound(cols);
@@ -113,7 +194,7 @@ ReferenceProduct<S, O, F> reference_spgemm_with_bounds(const HostCsrMatrix<S, O,
       acc_terms[c] = 0;
     }
     KOKKOSSPGEMM_REQUIRE(c_cols.size() <= static_cast<std::size_t>(std::numeric_limits<F>::max()), IndexOverflow,
-                         "reference_spgemm", "nnz(C) does not fit the offset type");
+                         "reference_spgemm", "nnz(C) = " << c_cols.size() << " does not fit the offset type");
     row_map[i + 1] = static_cast<F>(c_cols.size());
   }
   out.c = HostCsrMatrix<S, O, F>("KokkosSpGEMM::Reference::C", rows, cols, c_cols.size());
@@ -125,38 +206,13 @@ ReferenceProduct<S, O, F> reference_spgemm_with_bounds(const HostCsrMatrix<S, O,
   return out;
 }
 
+/// C = A*B on the host (see reference_spgemm_with_bounds).
 template <class S, class O, class F>
 HostCsrMatrix<S, O, F> reference_spgemm(const HostCsrMatrix<S, O, F>& a, const HostCsrMatrix<S, O, F>& b) {
   return reference_spgemm_with_bounds(a, b).c;
 }
 
-/// Empty when m satisfies the CSR invariants (row map from 0, monotone, ending at nnz; columns in range; and, if
-/// require_sorted, strictly increasing columns in each row), else what is wrong and where.
-template <class S, class O, class F>
-std::string csr_invariant_violation(const HostCsrMatrix<S, O, F>& m, bool require_sorted) {
-  std::ostringstream s;
-  if (m.row_map().extent(0) != static_cast<std::size_t>(m.num_rows()) + 1) {
-    if (!(m.num_rows() == 0 && m.row_map().extent(0) == 0 && m.nnz() == 0)) {
-      s << "row map has " << m.row_map().extent(0) << " entries for " << m.num_rows() << " rows";
-    }
-    return s.str();
-  }
-  if (m.row_map()(0) != 0) return "row map starts at " + std::to_string(static_cast<long long>(m.row_map()(0)));
-  for (O i = 0; i < m.num_rows(); ++i) {
-    if (m.row_map()(i + 1) < m.row_map()(i)) return "row map decreases at row " + std::to_string(i);
-    for (F e = m.row_map()(i); e < m.row_map()(i + 1); ++e) {
-      const O c = m.entries()(e);
-      if (c < 0 || c >= m.num_cols())
-        return "column " + std::to_string(c) + " out of range in row " + std::to_string(i);
-      if (require_sorted && e > m.row_map()(i) && !(m.entries()(e - 1) < c)) {
-        return "row " + std::to_string(i) + " is not strictly increasing at column " + std::to_string(c);
-      }
-    }
-  }
-  if (static_cast<std::size_t>(m.row_map()(m.num_rows())) != m.nnz()) return "row map does not end at nnz";
-  return "";
-}
-
+/// ok, or the first difference found (row, column and values).
 struct SpGEMMComparison {
   bool ok = true;
   std::string message;
@@ -164,55 +220,65 @@ struct SpGEMMComparison {
 
 /// Checks C (any memory space) against a reference product: identical shape and row map; identical columns in
 /// order (require_sorted) or as sets; each value within tolerance_factor * 4 * eps * max(products, 1) *
-/// sum |a_ik b_kj|. NaN never passes.
+/// sum |a_ik b_kj|, eps that of the real type of S. NaN never passes.
 template <class MatrixC, class S, class O, class F>
 SpGEMMComparison compare_to_reference(const MatrixC& c_any, const ReferenceProduct<S, O, F>& ref,
                                       bool require_sorted = true, double tolerance_factor = 1.0) {
   SpGEMMComparison r;
-  auto fail = [&](const std::string& m) {
+  std::ostringstream s;
+  auto fail = [&] {
     r.ok = false;
-    r.message = m;
+    r.message = s.str();
     return r;
   };
   const auto c = to_host(c_any);
   if (c.num_rows() != ref.c.num_rows() || c.num_cols() != ref.c.num_cols()) {
-    return fail("C is " + std::to_string(c.num_rows()) + " x " + std::to_string(c.num_cols()) + ", expected " +
-                std::to_string(ref.c.num_rows()) + " x " + std::to_string(ref.c.num_cols()));
+    s << "C is " << c.num_rows() << " x " << c.num_cols() << ", expected " << ref.c.num_rows() << " x "
+      << ref.c.num_cols();
+    return fail();
   }
   const std::string invalid = csr_invariant_violation(c, require_sorted);
-  if (!invalid.empty()) return fail("C is not valid CSR: " + invalid);
-  if (c.nnz() != ref.c.nnz()) {
-    return fail("nnz(C) = " + std::to_string(c.nnz()) + ", expected " + std::to_string(ref.c.nnz()));
+  if (!invalid.empty()) {
+    s << "C is not valid CSR: " << invalid;
+    return fail();
   }
   using Real = typename Impl::RealOf<S>::type;
   const double eps = static_cast<double>(std::numeric_limits<Real>::epsilon());
   std::vector<std::pair<O, S>> row;
   for (O i = 0; i < c.num_rows(); ++i) {
-    const F begin = ref.c.row_map()(i), end = ref.c.row_map()(i + 1);
-    if (static_cast<std::int64_t>(c.row_map()(i + 1)) - static_cast<std::int64_t>(c.row_map()(i)) !=
-        static_cast<std::int64_t>(end - begin)) {
-      return fail("row " + std::to_string(i) + " has " +
-                  std::to_string(static_cast<long long>(c.row_map()(i + 1) - c.row_map()(i))) + " entries, expected " +
-                  std::to_string(static_cast<long long>(end - begin)));
-    }
     row.clear();
     for (F e = c.row_map()(i); e < c.row_map()(i + 1); ++e) row.push_back({c.entries()(e), c.values()(e)});
     if (!require_sorted) {
-      std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     }
-    for (F e = begin; e < end; ++e) {
-      const auto& [col, val] = row[e - begin];
-      if (col != ref.c.entries()(e)) {
-        return fail("row " + std::to_string(i) + ": column " + std::to_string(col) + " where the reference has " +
-                    std::to_string(ref.c.entries()(e)));
+    // Merge C's row with the reference's: the first column in one and not the other is the offending entry.
+    const F begin = ref.c.row_map()(i), end = ref.c.row_map()(i + 1);
+    std::size_t k = 0;
+    for (F e = begin; e < end || k < row.size(); ++k, ++e) {
+      if (k > 0 && k < row.size() && row[k].first == row[k - 1].first) {
+        s << "row " << i << ": column " << row[k].first << " appears twice";
+        return fail();
       }
+      const bool c_done = k >= row.size(), ref_done = e >= end;
+      if (ref_done || (!c_done && row[k].first < ref.c.entries()(e))) {
+        s << "row " << i << ": extra entry C(" << i << "," << row[k].first << ") = " << Impl::to_text(row[k].second)
+          << " that the reference does not have";
+        return fail();
+      }
+      if (c_done || ref.c.entries()(e) < row[k].first) {
+        s << "row " << i << ": missing entry C(" << i << "," << ref.c.entries()(e) << "), reference value "
+          << Impl::to_text(ref.c.values()(e));
+        return fail();
+      }
+      const S val = row[k].second, want = ref.c.values()(e);
       const double tol =
           tolerance_factor * 4.0 * eps * static_cast<double>(std::max<std::int64_t>(ref.terms[e], 1)) * ref.bound[e];
-      const double diff = Impl::magnitude(val - ref.c.values()(e));
-      if (Impl::is_nan(val) || Impl::is_nan(ref.c.values()(e)) || !(diff <= tol)) {
-        return fail("C(" + std::to_string(i) + "," + std::to_string(col) + ") = " + Impl::to_text(val) +
-                    ", reference " + Impl::to_text(ref.c.values()(e)) + " (difference " + Impl::to_text(diff) +
-                    " > tolerance " + Impl::to_text(tol) + ")");
+      const double diff = Impl::magnitude(val - want);
+      if (Impl::is_nan(val) || Impl::is_nan(want) || !(diff <= tol)) {
+        s << "row " << i << ": C(" << i << "," << row[k].first << ") = " << Impl::to_text(val) << ", reference "
+          << Impl::to_text(want) << " (difference " << Impl::to_text(diff) << " > tolerance " << Impl::to_text(tol)
+          << ")";
+        return fail();
       }
     }
   }
