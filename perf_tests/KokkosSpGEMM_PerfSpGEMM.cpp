@@ -2,12 +2,10 @@
 // SPGEMM_KK when found), in one process and one run. Every result is checked against the reference before its
 // time counts; times are medians of repeats between fences. Prints a table and writes CSV.
 #include <KokkosSpGEMM.hpp>
+#include <PerfCommon.hpp>
 #include <io/KokkosSpGEMM_InputSpec.hpp>
 #if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
 #include <interop/KokkosSpGEMM_KokkosKernelsInterop.hpp>
-#endif
-#if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
-#include <PeerCuSparse.hpp>
 #endif
 
 #include <algorithm>
@@ -21,23 +19,10 @@
 
 namespace {
 
-using Exec = Kokkos::DefaultExecutionSpace;
-using Scalar = double;
-using Ordinal = int;
-using Offset = int;
-using HostMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Kokkos::HostSpace>;
-using DeviceMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Exec::memory_space>;
+using namespace KokkosSpGEMMPerf;
 
 struct Case {
   std::string name, a, b;  // b empty: A*A
-};
-
-struct Result {
-  std::string case_name, impl;
-  double seconds = 0;
-  std::int64_t nnz = 0, products = 0;
-  std::size_t extra_bytes = 0;
-  std::string status;  // "ok", "unchecked" or the failure
 };
 
 std::vector<Case> suite(bool quick, const std::string& matrices) {
@@ -62,53 +47,7 @@ std::vector<Case> suite(bool quick, const std::string& matrices) {
   return s;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-/// Median wall time of f between fences, after one warm-up call. The fences are global (the whole device) because
-/// vendor peers run on their own streams.
-double time_median(int repeat, const std::function<void()>& f) {
-  f();
-  Kokkos::fence();
-  std::vector<double> t;
-  for (int r = 0; r < repeat; ++r) {
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    Kokkos::fence();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return median(t);
-}
-
-using Reference = KokkosSpGEMM::ReferenceProduct<Scalar, Ordinal, Offset>;
-
-/// The reference of a case, computed once; none past 2.5e8 products (the serial reference would dominate the run).
-struct CaseReference {
-  bool available = false;
-  Reference product;
-};
-
-std::string check(const DeviceMatrix& c, const CaseReference& ref) {
-  if (!ref.available) return "unchecked";
-  const auto cmp = KokkosSpGEMM::compare_to_reference(c, ref.product, true);
-  return cmp.ok ? "ok" : "WRONG: " + cmp.message;
-}
-
-/// For peers that leave rows unsorted: sorts a host copy, then checks it.
-std::string check_unsorted(const DeviceMatrix& c, const CaseReference& ref) {
-  if (!ref.available) return "unchecked";
-  HostMatrix hc = KokkosSpGEMM::to_host(c);
-  for (Ordinal i = 0; i < hc.num_rows(); ++i) {
-    KokkosSpGEMM::Impl::sort_row_sequential(hc.entries().data() + hc.row_map()(i), hc.values().data() + hc.row_map()(i),
-                                            hc.row_map()(i + 1) - hc.row_map()(i));
-  }
-  return check(KokkosSpGEMM::copy_to(Exec(), hc), ref);
-}
-
-void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
+void run_case(const Case& cs, int repeat, bool with_deterministic, std::vector<Result>& results) {
   const HostMatrix a = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.a);
   const HostMatrix b = cs.b.empty() ? a : KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.b);
   Exec exec;
@@ -116,15 +55,19 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
   const DeviceMatrix db = KokkosSpGEMM::copy_to(exec, b);
   CaseReference ref;
 
-  // Ours.
-  {
-    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> handle;
+  // Ours (and, with --deterministic, ours in deterministic mode: its cost).
+  for (const bool deterministic : {false, true}) {
+    if (deterministic && !with_deterministic) break;
+    KokkosSpGEMM::Options options;
+    options.deterministic = deterministic;
+    const std::string name = deterministic ? "ours_det" : "ours";
+    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> handle(options);
     DeviceMatrix c;
     const double one_shot = time_median(repeat, [&] {
       KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
       KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
     });
-    if (handle.products() <= 250000000) {
+    if (!ref.available && handle.products() <= 250000000) {
       ref.product = KokkosSpGEMM::reference_spgemm_with_bounds(a, b);
       ref.available = true;
     }
@@ -132,9 +75,9 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
     const double reuse = time_median(repeat, [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c); });
     const std::string reuse_status = check(c, ref);
     results.push_back(
-        {cs.name, "ours_oneshot", one_shot, handle.nnz(), handle.products(), handle.peak_extra_bytes(), status});
+        {cs.name, name + "_oneshot", one_shot, handle.nnz(), handle.products(), handle.peak_extra_bytes(), status});
     results.push_back(
-        {cs.name, "ours_reuse", reuse, handle.nnz(), handle.products(), handle.kept_bytes(), reuse_status});
+        {cs.name, name + "_reuse", reuse, handle.nnz(), handle.products(), handle.kept_bytes(), reuse_status});
   }
 #if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
   {
@@ -176,21 +119,10 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
 #if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
   {
     const std::int64_t products = results.back().products;
-    auto wrap = [&](const KokkosSpGEMMPerf::CuSparseSpGEMM& cu) {
-      using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-      Kokkos::View<const int*, Exec::memory_space, Unmanaged> r(cu.c_rows(), da.num_rows() + 1);
-      Kokkos::View<const int*, Exec::memory_space, Unmanaged> c(cu.c_cols(), cu.nnz());
-      Kokkos::View<const double*, Exec::memory_space, Unmanaged> v(cu.c_vals(), cu.nnz());
-      DeviceMatrix out("cusparse_c", da.num_rows(), db.num_cols(), cu.nnz());
-      Kokkos::deep_copy(out.row_map(), r);
-      Kokkos::deep_copy(out.entries(), c);
-      Kokkos::deep_copy(out.values(), v);
-      return out;
-    };
+    auto wrap = [&](const CuSparseSpGEMM& cu) { return from_cusparse(cu, da.num_rows(), db.num_cols()); };
     try {
-      KokkosSpGEMMPerf::CuSparseSpGEMM cu(da.num_rows(), da.num_cols(), db.num_cols(), da.nnz(), da.row_map().data(),
-                                          da.entries().data(), da.values().data(), db.nnz(), db.row_map().data(),
-                                          db.entries().data(), db.values().data());
+      CuSparseSpGEMM cu(da.num_rows(), da.num_cols(), db.num_cols(), da.nnz(), da.row_map().data(), da.entries().data(),
+                        da.values().data(), db.nnz(), db.row_map().data(), db.entries().data(), db.values().data());
       std::size_t buffers = 0;
       const double one_shot = time_median(repeat, [&] { buffers = cu.one_shot(); });
       results.push_back(
@@ -199,9 +131,8 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
       results.push_back({cs.name, "cusparse_oneshot", 0, 0, products, 0, std::string("FAILED: ") + e.what()});
     }
     try {
-      KokkosSpGEMMPerf::CuSparseSpGEMM cu(da.num_rows(), da.num_cols(), db.num_cols(), da.nnz(), da.row_map().data(),
-                                          da.entries().data(), da.values().data(), db.nnz(), db.row_map().data(),
-                                          db.entries().data(), db.values().data());
+      CuSparseSpGEMM cu(da.num_rows(), da.num_cols(), db.num_cols(), da.nnz(), da.row_map().data(), da.entries().data(),
+                        da.values().data(), db.nnz(), db.row_map().data(), db.entries().data(), db.values().data());
       const std::size_t kept = cu.reuse_setup();
       const double reuse = time_median(repeat, [&] { cu.reuse_compute(); });
       results.push_back({cs.name, "cusparse_reuse", reuse, cu.nnz(), products, kept, check_unsorted(wrap(cu), ref)});
@@ -216,59 +147,9 @@ void run_case(const Case& cs, int repeat, std::vector<Result>& results) {
 
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
-  bool quick = false;
-  int repeat = 5;
-  std::string csv = "perf_spgemm.csv";
-  const char* env_matrices = std::getenv("KOKKOSSPGEMM_TEST_MATRICES");
-  std::string matrices = env_matrices && *env_matrices ? env_matrices : KOKKOSSPGEMM_TEST_MATRICES;
-  std::vector<std::string> only;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--quick")
-      quick = true;
-    else if (k == "--repeat" && i + 1 < argc)
-      repeat = std::max(1, std::atoi(argv[++i]));
-    else if (k == "--csv" && i + 1 < argc)
-      csv = argv[++i];
-    else if (k == "--matrices" && i + 1 < argc)
-      matrices = argv[++i];
-    else if (k == "--case" && i + 1 < argc)
-      only.push_back(argv[++i]);
-    else if (k.rfind("--kokkos", 0) != 0) {
-      std::fprintf(stderr, "usage: %s [--quick] [--repeat N] [--csv FILE] [--matrices DIR] [--case NAME]...\n",
-                   argv[0]);
-      return 2;
-    }
-  }
-  if (quick) repeat = std::min(repeat, 2);
-  // Each case's rows are printed and written as soon as it is done, so a run cut short keeps what it measured.
-  std::ofstream out(csv);
-  out << "case,impl,seconds,gflops,nnz_c,products,compression,extra_bytes,status" << std::endl;
-  std::printf("%-24s %-16s %12s %10s %14s %14s %8s %14s  %s\n", "case", "impl", "seconds", "GFLOP/s", "nnz(C)",
-              "products", "prod/nnz", "extra bytes", "status");
-  bool all_ok = true;
-  for (const Case& c : suite(quick, matrices)) {
-    if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
-    std::vector<Result> results;
-    try {
-      run_case(c, repeat, results);
-    } catch (const std::exception& e) {
-      results.push_back({c.name, "ours_oneshot", 0, 0, 0, 0, std::string("FAILED: ") + e.what()});
-    }
-    for (const Result& r : results) {
-      const double gflops = r.seconds > 0 ? 2.0 * r.products / r.seconds * 1e-9 : 0;
-      const double compression = r.nnz ? static_cast<double>(r.products) / r.nnz : 0;
-      std::printf("%-24s %-16s %12.6f %10.3f %14lld %14lld %8.2f %14zu  %s\n", r.case_name.c_str(), r.impl.c_str(),
-                  r.seconds, gflops, (long long)r.nnz, (long long)r.products, compression, r.extra_bytes,
-                  r.status.c_str());
-      out << r.case_name << "," << r.impl << "," << r.seconds << "," << gflops << "," << r.nnz << "," << r.products
-          << "," << compression << "," << r.extra_bytes << "," << r.status << std::endl;
-      // A peer failing (cuSPARSE out of memory on the largest cases) is reported, not a validation failure.
-      const bool ours = r.impl.rfind("ours", 0) == 0;
-      all_ok = all_ok && (r.status == "ok" || r.status == "unchecked" || (!ours && r.status.rfind("FAILED", 0) == 0));
-    }
-    std::fflush(stdout);
-  }
-  std::printf("%s\n", all_ok ? "all results validated" : "SOME RESULTS FAILED VALIDATION");
-  return all_ok ? 0 : 1;
+  PerfArgs args;
+  if (!parse_perf_args(argc, argv, "perf_spgemm.csv", args)) return 2;
+  return run_suite(suite(args.quick, args.matrices), args, [&](const Case& c, std::vector<Result>& results) {
+    run_case(c, args.repeat, args.deterministic, results);
+  });
 }

@@ -135,6 +135,13 @@ class CuSparseSpGEMM {
                    "reuse_compute");
   }
 
+  /// Points B at other arrays of the same structure (a chained product whose B is another product's C).
+  void set_b_pointers(const int* rows, const int* cols, const double* vals) {
+    cusparse_check(
+        cusparseCsrSetPointers(m_b, const_cast<int*>(rows), const_cast<int*>(cols), const_cast<double*>(vals)),
+        "CsrSetPointers(B)");
+  }
+
   std::int64_t nnz() const { return m_nnz; }
   const int* c_rows() const { return static_cast<const int*>(m_c_rows.ptr); }
   const int* c_cols() const { return static_cast<const int*>(m_c_cols.ptr); }

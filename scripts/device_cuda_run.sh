@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
 # Runs a prebuilt CUDA build on a GPU machine: unit tests, compute-sanitizer, tool and perf_tests. Expects the
 # binaries in $BIN (default .device/bin) and the shared matrices in $KOKKOSSPGEMM_TEST_MATRICES (default
-# .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, perf, tool (default all).
+# .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, tool, perf, galerkin,
+# split, example (default all). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${BIN:-$root/.device/bin}"
 out="${OUT:-$root/device-out}"
 export KOKKOSSPGEMM_TEST_MATRICES="${KOKKOSSPGEMM_TEST_MATRICES:-$root/.device/matrices}"
-stages="${*:-tests sanitize tool perf}"
+stages="${*:-tests sanitize tool perf galerkin split example}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 for stage in $stages; do
   case "$stage" in
     tests)
       "$bin/KokkosSpGEMM_UnitTest_CUDA" 2>&1 | tee "$out/tests_cuda.log" | grep -E "^\[  (PASSED|FAILED) |tests ran|FAILED  \]"
-      "$bin/KokkosSpGEMM_UnitTest_SERIAL" > "$out/tests_serial.log" 2>&1; tail -3 "$out/tests_serial.log"
-      "$bin/KokkosSpGEMM_UnitTest_Host" > "$out/tests_host.log" 2>&1; tail -3 "$out/tests_host.log"
+      for exe in SERIAL OPENMP Host; do  # host spaces, when the build made them
+        [ -x "$bin/KokkosSpGEMM_UnitTest_$exe" ] || continue
+        "$bin/KokkosSpGEMM_UnitTest_$exe" > "$out/tests_$exe.log" 2>&1; tail -1 "$out/tests_$exe.log"
+      done
       ;;
     sanitize)
-      # Every test; racecheck without sinc18 A*A, which it slows past the time limit (memcheck runs it).
-      filter="*"
-      for tool in memcheck racecheck; do
-        [ "$tool" = racecheck ] && filter="-*SharedMatrix*sinc18"
-        timeout 420 compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin/KokkosSpGEMM_UnitTest_CUDA" \
+      # Every test but the device out-of-memory one (its refused cudaMalloc is the point, and the sanitizers report
+      # it as an API error); racecheck, initcheck and synccheck also without sinc18 A*A, which they slow past the time
+      # limit (memcheck runs it).
+      for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
+        filter="${SAN_FILTER:--*device_is_out_of_memory*}"
+        [ "$tool" != memcheck ] && [ -z "${SAN_FILTER:-}" ] && filter="-*SharedMatrix*sinc18:*device_is_out_of_memory*"
+        timeout "${SAN_TIMEOUT:-420}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin/KokkosSpGEMM_UnitTest_CUDA" \
           --gtest_filter="$filter" > "$out/sanitizer_$tool.log" 2>&1
         echo "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer_$tool.log" | tail -1))"
         grep -E "^\[  (PASSED|FAILED) " "$out/sanitizer_$tool.log"
@@ -33,6 +38,18 @@ for stage in $stages; do
       ;;
     perf)
       "$bin/KokkosSpGEMM_PerfSpGEMM" --csv "$out/perf.csv" ${PERF_ARGS:-} 2>"$out/perf_progress.log" | tee "$out/perf.log"
+      ;;
+    galerkin)
+      "$bin/KokkosSpGEMM_PerfGalerkin" --csv "$out/perf_galerkin.csv" 2>&1 | tee "$out/perf_galerkin.log"
+      "$bin/kokkosspgemm" rap --a gen:p3d7:160 --p gen:prolong:160:2:smoothed 2>&1 | tee "$out/tool_rap.log"
+      ;;
+    split)
+      OMP_PROC_BIND=spread OMP_PLACES=threads "$bin/KokkosSpGEMM_PerfSplit" --csv "$out/perf_split.csv" 2>&1 |
+        tee "$out/perf_split.log"
+      ;;
+    example)
+      "$bin/KokkosSpGEMM_AmgHierarchy" --n 160 --levels 3 --steps 3 2>&1 | tee "$out/example_amg.log"
+      "$bin/KokkosSpGEMM_AmgHierarchy" --n 40 --levels 3 --steps 1 --check 2>&1 | tail -1 | tee -a "$out/example_amg.log"
       ;;
   esac
 done

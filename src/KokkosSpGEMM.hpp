@@ -12,6 +12,9 @@
 #include <KokkosSpGEMM_Handle.hpp>
 #include <KokkosSpGEMM_SpGEMM.hpp>
 #include <KokkosSpGEMM_Transpose.hpp>
+#include <KokkosSpGEMM_TransposedProducts.hpp>
+#include <KokkosSpGEMM_Galerkin.hpp>
+#include <KokkosSpGEMM_HostDeviceSplit.hpp>
 #include <io/KokkosSpGEMM_MatrixMarket.hpp>
 
 #endif

@@ -53,7 +53,13 @@ class Handle {
   /// Largest temporary device memory (bytes) beyond A, B and C that a phase used.
   std::size_t peak_extra_bytes() const { return m_peak_extra_bytes; }
   /// Bytes the handle keeps between calls (the numeric phase's row permutation).
-  std::size_t kept_bytes() const { return m_numeric_bins.perm.span() * sizeof(Ordinal); }
+  std::size_t kept_bytes() const {
+    std::size_t bytes = m_numeric_bins.perm.span() * sizeof(Ordinal);
+    for (const Handle& part : m_chunks) bytes += part.kept_bytes();
+    return bytes;
+  }
+  /// Number of row blocks the analysis was made in (1 unless Options::memory_budget_bytes asked for blocks).
+  std::size_t row_chunks() const { return m_chunks.empty() ? 1 : m_chunks.size(); }
 
   /// Forgets the analysis (the next call must be spgemm_symbolic) and releases its memory.
   void reset() { *this = Handle(m_options); }
@@ -66,6 +72,14 @@ class Handle {
     if (!m_done) return s.str() + "  (no analysis yet)\n";
     s << "  C: " << m_signature.a_rows << " x " << m_signature.b_cols << ", nnz " << m_nnz << ", products "
       << m_products << " (longest row " << m_max_row_products << ")\n";
+    if (!m_chunks.empty()) {
+      // Blocks of rows under the memory budget: the first block's analysis stands for the others.
+      s << "  " << m_chunks.size() << " row blocks of up to " << m_chunks.front().m_signature.a_rows
+        << " rows (memory budget " << m_options.memory_budget_bytes << " B); first block:\n"
+        << m_chunks.front().describe();
+      s << "  peak extra " << m_peak_extra_bytes << " B; kept between calls " << kept_bytes() << " B\n";
+      return s.str();
+    }
     s << "  symbolic bins (by products, clipped to B's columns):\n";
     for (const auto& c : m_symbolic_configs) s << Impl::describe_bin(c) << "\n";
     s << "  numeric bins (by exact row size):\n";
@@ -83,6 +97,8 @@ class Handle {
   std::size_t m_peak_extra_bytes = 0, m_symbolic_pool_bytes = 0, m_numeric_pool_bytes = 0;
   std::vector<Impl::BinConfig> m_symbolic_configs, m_numeric_configs;
   Impl::RowBins<Ordinal, memory_space> m_numeric_bins;
+  std::vector<Handle> m_chunks;             // one analysis per block of rows, when the budget asks for blocks
+  std::vector<std::int64_t> m_chunk_first;  // first row of each block
 };
 
 }  // namespace KokkosSpGEMM

@@ -41,6 +41,17 @@ inline bool parse_algorithm(const std::string& name, Algorithm& out) {
   return false;
 }
 
+/// Multiplication order of a triple product R*A*P (see galerkin_symbolic).
+enum class TripleOrder {
+  Auto,       ///< The order with fewer estimated products, from the symbolic phases of R*A and A*P.
+  LeftFirst,  ///< (R*A)*P
+  RightFirst  ///< R*(A*P)
+};
+
+inline const char* triple_order_name(TripleOrder o) {
+  return o == TripleOrder::LeftFirst ? "(R*A)*P" : o == TripleOrder::RightFirst ? "R*(A*P)" : "auto";
+}
+
 struct Options {
   Algorithm algorithm = Algorithm::Auto;
   /// Rows of C sorted by column (most solvers need it); unsorted output skips the sort.
@@ -54,6 +65,19 @@ struct Options {
   std::size_t pool_bytes_limit = 0;
   /// Auto chooses the CPU dense accumulator when B has at most this many columns (9 bytes a column per thread).
   long dense_max_columns = 1L << 21;
+  /// Bitwise identical values run to run and across team shapes: every entry of C sums its products in A's then
+  /// B's stored order (one thread per row on GPUs, as CPU kernels always do). Costs GPU speed: see
+  /// perf_tests/NOTES.md.
+  bool deterministic = false;
+  /// Device bytes the call may take beyond A, B and C (0: no limit): the memory pools shrink to fit (teams then
+  /// wait for each other's chunks), and a call whose row analysis or smallest pool does not fit, or whose C would
+  /// not fit the device, throws OutOfMemory before doing any work on C.
+  std::size_t memory_budget_bytes = 0;
+  /// Order of the Galerkin triple product R*A*P.
+  TripleOrder triple_order = TripleOrder::Auto;
+  /// spgemm_split only: the share of the products (those meeting B's longest rows) computed on the host execution
+  /// space while the device computes the rest; 0 keeps everything on the device.
+  double host_fraction = 0;
 };
 
 }  // namespace KokkosSpGEMM

@@ -293,6 +293,74 @@ SpGEMMComparison compare_to_reference(const MatrixC& c, const HostCsrMatrix<S, O
   return compare_to_reference(c, reference_spgemm_with_bounds(a, b), require_sorted, tolerance_factor);
 }
 
+/// For products too large for the whole reference (nnz(C) past 10^9): checks the listed rows of C (any memory space;
+/// only its row map and those rows are copied) against the reference computed for those rows alone, with sorted
+/// columns and the tolerance of compare_to_reference.
+template <class MatrixC, class S, class O, class F>
+SpGEMMComparison compare_rows_to_reference(const MatrixC& c, const HostCsrMatrix<S, O, F>& a,
+                                           const HostCsrMatrix<S, O, F>& b, const std::vector<O>& rows,
+                                           double tolerance_factor = 1.0) {
+  SpGEMMComparison r;
+  std::ostringstream s;
+  using Real = typename Impl::RealOf<S>::type;
+  const double eps = static_cast<double>(std::numeric_limits<Real>::epsilon());
+  const auto c_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.row_map());
+  struct Term {
+    O col;
+    S value;
+    double bound;
+  };
+  std::vector<Term> terms;
+  for (const O i : rows) {
+    if (i < 0 || i >= a.num_rows()) continue;
+    // The row's products sorted by column, then summed per column in the reference's order (A's then B's).
+    terms.clear();
+    for (F e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
+      const O k = a.entries()(e);
+      for (F f = b.row_map()(k); f < b.row_map()(k + 1); ++f) {
+        const S prod = a.values()(e) * b.values()(f);
+        terms.push_back({b.entries()(f), prod, Impl::magnitude(prod)});
+      }
+    }
+    std::stable_sort(terms.begin(), terms.end(), [](const Term& x, const Term& y) { return x.col < y.col; });
+    std::vector<Term> want;
+    std::vector<std::int64_t> count;
+    for (const Term& t : terms) {
+      if (!want.empty() && want.back().col == t.col) {
+        want.back().value += t.value;
+        want.back().bound += t.bound;
+        ++count.back();
+      } else {
+        want.push_back(t);
+        count.push_back(1);
+      }
+    }
+    const auto begin = c_rows(i), end = c_rows(i + 1);
+    const std::size_t n = static_cast<std::size_t>(end - begin);
+    const auto range = std::make_pair(static_cast<std::size_t>(begin), static_cast<std::size_t>(end));
+    const auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(c.entries(), range));
+    const auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(c.values(), range));
+    if (n != want.size()) {
+      s << "row " << i << " has " << n << " entries, the reference " << want.size();
+      r.ok = false;
+      r.message = s.str();
+      return r;
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const double tol = tolerance_factor * 4.0 * eps * static_cast<double>(count[k]) * want[k].bound;
+      const double diff = Impl::magnitude(vals(k) - want[k].value);
+      if (cols(k) != want[k].col || Impl::is_nan(vals(k)) || !(diff <= tol)) {
+        s << "row " << i << ", entry " << k << ": C has column " << cols(k) << " value " << Impl::to_text(vals(k))
+          << ", the reference column " << want[k].col << " value " << Impl::to_text(want[k].value);
+        r.ok = false;
+        r.message = s.str();
+        return r;
+      }
+    }
+  }
+  return r;
+}
+
 }  // namespace KokkosSpGEMM
 
 #endif

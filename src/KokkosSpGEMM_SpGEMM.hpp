@@ -9,10 +9,13 @@
 #include <KokkosSpGEMM_Options.hpp>
 #include <impl/KokkosSpGEMM_InputChecks.hpp>
 #include <impl/KokkosSpGEMM_Numeric.hpp>
+#include <impl/KokkosSpGEMM_RowChunks.hpp>
 #include <impl/KokkosSpGEMM_Symbolic.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -26,6 +29,26 @@ struct ProfilingRegion {
   ProfilingRegion(const ProfilingRegion&) = delete;
   ProfilingRegion& operator=(const ProfilingRegion&) = delete;
 };
+
+/// Runs f, turning an allocation failure into OutOfMemory. Kokkos reports one as a std::bad_alloc or (view
+/// allocations, 3.4 and 4.x) a std::runtime_error saying "failed to allocate". The temporaries of the failed call
+/// are views owned by its frames, so they are released on the way out.
+template <class F>
+void translate_allocation_failure(const char* function, F&& f) {
+  const char* advice =
+      "; its temporaries were released (a smaller problem, Options::memory_budget_bytes or a larger "
+      "device may help)";
+  try {
+    f();
+  } catch (const std::bad_alloc& e) {
+    throw_error<OutOfMemory>(function, std::string("an allocation failed: ") + e.what() + advice);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    if (std::string(e.what()).find("failed to allocate") == std::string::npos) throw;
+    throw_error<OutOfMemory>(function, std::string("an allocation failed: ") + e.what() + advice);
+  }
+}
 
 template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
 void check_types() {
@@ -61,7 +84,21 @@ void spgemm_symbolic(const ExecSpace& exec, HandleT& handle, const AMatrix& a, c
   Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_symbolic");
   Impl::check_operands(exec, "spgemm_symbolic", a, b);
   handle.reset();
-  Impl::run_symbolic(exec, handle, a, b, c);
+  try {
+    Impl::translate_allocation_failure("spgemm_symbolic", [&] {
+      using Chunking = Impl::RowChunking<typename CMatrix::ordinal_type, typename AMatrix::offset_type,
+                                         typename CMatrix::offset_type>;
+      const std::int64_t chunk_rows = Chunking::rows_per_chunk(a.num_rows(), handle.options().memory_budget_bytes);
+      if (chunk_rows > 0) {
+        Impl::run_symbolic_chunked(exec, handle, a, b, c, chunk_rows);
+      } else {
+        Impl::run_symbolic(exec, handle, a, b, c);
+      }
+    });
+  } catch (...) {
+    handle.reset();  // no half-made analysis survives a failure
+    throw;
+  }
 }
 
 /// Numeric phase: fills C's column indices and values (allocating them when C does not have nnz(C) of each).
@@ -85,7 +122,13 @@ void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
   KOKKOSSPGEMM_REQUIRE(c.num_rows() == a.num_rows() && c.num_cols() == b.num_cols() &&
                            c.row_map().extent(0) == static_cast<std::size_t>(a.num_rows()) + 1,
                        InvalidInput, "spgemm_numeric", "C does not carry the row map of spgemm_symbolic");
-  Impl::run_numeric(exec, handle, a, b, c);
+  Impl::translate_allocation_failure("spgemm_numeric", [&] {
+    if (handle.m_chunks.empty()) {
+      Impl::run_numeric(exec, handle, a, b, c);
+    } else {
+      Impl::run_numeric_chunked(exec, handle, a, b, c);
+    }
+  });
 }
 
 /// One-shot C = A*B. C has A's offset type unless COffset names another (e.g. int64_t when nnz(C) > 2^31 - 1).

@@ -62,6 +62,16 @@ HostCsr<S, O, F> transpose_host(const HostCsr<S, O, F>& a) {
   return t;
 }
 
+/// A host matrix with m's structure and other values (scale * old + shift * a pattern of small integers).
+template <class M>
+M with_new_values(const M& m, double scale, double shift) {
+  M out("new values", m.num_rows(), m.num_cols(), m.nnz());
+  Kokkos::deep_copy(out.row_map(), m.row_map());
+  Kokkos::deep_copy(out.entries(), m.entries());
+  for (std::size_t e = 0; e < m.nnz(); ++e) out.values()(e) = scale * m.values()(e) + shift * ((e * 7919) % 13);
+  return out;
+}
+
 /// Multiplies on TEST_EXECSPACE with the given options and checks the result against the reference.
 template <class ExecSpace, class S, class O, class F>
 void expect_matches_reference(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b,

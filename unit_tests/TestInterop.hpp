@@ -22,4 +22,60 @@ TEST(TEST_CATEGORY, interop_kokkoskernels_round_trip_and_multiply) {
   EXPECT_TRUE(cmp.ok) << cmp.message;
 }
 
+// The switch from KokkosSparse::spgemm_symbolic/numeric: same CrsMatrix-level calls, our handle and namespace; every
+// transpose mode, reuse with new values, and the one-shot form.
+TEST(TEST_CATEGORY, interop_crsmatrix_entry_points) {
+  using Exec = TEST_EXECSPACE;
+  using KK = KokkosSpGEMM::Interop::KokkosKernelsMatrix<Exec, double, int, int>;
+  Exec exec;
+  const auto a = KokkosSpGEMM::uniform_random<double>(60, 45, 4, 1);
+  const auto b = KokkosSpGEMM::uniform_random<double>(60, 45, 5, 2);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  const auto at = transpose_host(a);
+  const auto bt = transpose_host(b);
+  struct Mode {
+    bool ta, tb;
+    HostCsr<double> left, right;
+  };
+  // A and B are both 60 x 45: the shapes that agree are A^T*B, A*B^T, and A times B^T given as a matrix.
+  const std::vector<Mode> modes = {{true, false, at, b}, {false, true, a, bt}, {false, false, a, bt}};
+  for (const auto& m : modes) {
+    const KK ka = KokkosSpGEMM::Interop::to_kokkoskernels<Exec>(da);
+    const KK kb = m.ta || m.tb ? KokkosSpGEMM::Interop::to_kokkoskernels<Exec>(db)
+                               : KokkosSpGEMM::Interop::to_kokkoskernels<Exec>(KokkosSpGEMM::copy_to(exec, bt));
+    KokkosSpGEMM::Interop::SpGEMMHandleFor<KK> kh;
+    KK kc;
+    KokkosSpGEMM::Interop::spgemm_symbolic(kh, ka, m.ta, kb, m.tb, kc);
+    EXPECT_EQ(static_cast<std::int64_t>(kc.nnz()), kh.nnz());
+    KokkosSpGEMM::Interop::spgemm_numeric(kh, ka, m.ta, kb, m.tb, kc);
+    auto cmp = KokkosSpGEMM::compare_to_reference(KokkosSpGEMM::Interop::from_kokkoskernels(kc), m.left, m.right);
+    EXPECT_TRUE(cmp.ok) << m.ta << m.tb << ": " << cmp.message;
+    // New values of A (same structure) reach C, through the kept transpose when A is transposed.
+    const auto a2 = with_new_values(a, 2.0, -0.5);
+    const KK ka2 = KokkosSpGEMM::Interop::to_kokkoskernels<Exec>(KokkosSpGEMM::copy_to(exec, a2));
+    KokkosSpGEMM::Interop::spgemm_numeric(kh, ka2, m.ta, kb, m.tb, kc);
+    const auto left2 = m.ta ? transpose_host(a2) : a2;
+    cmp = KokkosSpGEMM::compare_to_reference(KokkosSpGEMM::Interop::from_kokkoskernels(kc), left2, m.right);
+    EXPECT_TRUE(cmp.ok) << m.ta << m.tb << " new values: " << cmp.message;
+    EXPECT_THROW(KokkosSpGEMM::Interop::spgemm_numeric(kh, ka, !m.ta, kb, m.tb, kc), KokkosSpGEMM::HandleMismatch);
+    const KK one_shot = KokkosSpGEMM::Interop::spgemm<KK>(ka, m.ta, kb, m.tb);
+    cmp = KokkosSpGEMM::compare_to_reference(KokkosSpGEMM::Interop::from_kokkoskernels(one_shot), m.left, m.right);
+    EXPECT_TRUE(cmp.ok) << m.ta << m.tb << " one-shot: " << cmp.message;
+  }
+  // Both transposed: A^T * (A^T)^T = A^T*A.
+  {
+    const KK ka = KokkosSpGEMM::Interop::to_kokkoskernels<Exec>(da);
+    const KK kat = KokkosSpGEMM::Interop::to_kokkoskernels<Exec>(KokkosSpGEMM::copy_to(exec, at));
+    const KK c = KokkosSpGEMM::Interop::spgemm<KK>(ka, true, kat, true);  // A^T * A
+    const auto cmp = KokkosSpGEMM::compare_to_reference(KokkosSpGEMM::Interop::from_kokkoskernels(c), at, a);
+    EXPECT_TRUE(cmp.ok) << "both transposed: " << cmp.message;
+  }
+  // Mismatched shapes are refused with our typed error.
+  const KK ka = KokkosSpGEMM::Interop::to_kokkoskernels<Exec>(da);
+  KokkosSpGEMM::Interop::SpGEMMHandleFor<KK> kh;
+  KK kc;
+  EXPECT_THROW(KokkosSpGEMM::Interop::spgemm_symbolic(kh, ka, false, ka, false, kc), KokkosSpGEMM::DimensionMismatch);
+}
+
 }  // namespace KokkosSpGEMMTest

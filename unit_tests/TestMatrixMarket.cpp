@@ -431,6 +431,30 @@ TEST(MatrixMarket, truncated_gzip_throws_file_error) {
   }
 }
 
+TEST(MatrixMarket, rows_beyond_the_address_space_throw_out_of_memory) {
+  // A size line declares up to 2^63 - 1 rows in a few bytes and the row map needs rows + 1 offsets: that must be a
+  // typed error, not std::length_error (found by fuzz/FuzzMatrixMarket.cpp).
+  const std::string path =
+      write_text("huge_rows.mtx", "%%MatrixMarket matrix coordinate real general\n4611686018427387904 2 1\n1 1 1\n");
+  EXPECT_THROW((read_matrix_market<double, std::int64_t, std::int64_t>(path)), KokkosSpGEMM::OutOfMemory);
+}
+
+TEST(MatrixMarket, in_memory_parse_matches_the_file_parse) {
+  const std::string text = "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n2 1 3\n2 2 4\n";
+  const auto from_text = KokkosSpGEMM::Impl::parse_matrix_market_text(text, "memory");
+  const auto from_file = KokkosSpGEMM::Impl::parse_matrix_market(write_text("text.mtx", text));
+  EXPECT_EQ(from_text.row, from_file.row);
+  EXPECT_EQ(from_text.col, from_file.col);
+  EXPECT_EQ(from_text.re, from_file.re);
+  try {
+    KokkosSpGEMM::Impl::parse_matrix_market_text(kReal + "2 2 1\n3 1 1\n", "memory");
+    FAIL() << "no FileError";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.file(), "memory");
+    EXPECT_EQ(e.line(), 3);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------- shared matrices
 
 /// Splits one CSV line; quoted fields may hold commas.

@@ -307,4 +307,24 @@ TEST(Reference, is_valid_csr_detects_each_violation) {
   expect_invalid(m, false, "2 values for 18 column indices");
 }
 
+TEST(Reference, compare_rows_checks_only_the_listed_rows_and_fails_on_errors) {
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(9, 8, 7);
+  const auto c = KokkosSpGEMM::reference_spgemm(a, a);
+  std::vector<int> rows = {0, 3, 17, 200, a.num_rows() - 1};
+  EXPECT_TRUE(KokkosSpGEMM::compare_rows_to_reference(c, a, a, rows).ok);
+  // A wrong value in a listed row is found; in an unlisted row it is not looked at.
+  auto wrong = KokkosSpGEMM::reference_spgemm(a, a);
+  const int row = 200;
+  ASSERT_GT(wrong.row_map()(row + 1), wrong.row_map()(row));
+  wrong.values()(wrong.row_map()(row)) += 1.0;
+  const auto cmp = KokkosSpGEMM::compare_rows_to_reference(wrong, a, a, rows);
+  EXPECT_FALSE(cmp.ok);
+  EXPECT_NE(cmp.message.find("row 200"), std::string::npos) << cmp.message;
+  EXPECT_TRUE(KokkosSpGEMM::compare_rows_to_reference(wrong, a, a, std::vector<int>{0, 3}).ok);
+  // A wrong column in a listed row.
+  auto moved = KokkosSpGEMM::reference_spgemm(a, a);
+  moved.entries()(moved.row_map()(row)) = a.num_cols() - 1;
+  EXPECT_FALSE(KokkosSpGEMM::compare_rows_to_reference(moved, a, a, rows).ok);
+}
+
 }  // namespace

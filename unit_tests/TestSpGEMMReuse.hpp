@@ -3,15 +3,6 @@
 
 namespace KokkosSpGEMMTest {
 
-template <class M>
-M with_new_values(const M& m, double scale, double shift) {
-  M out("new values", m.num_rows(), m.num_cols(), m.nnz());
-  Kokkos::deep_copy(out.row_map(), m.row_map());
-  Kokkos::deep_copy(out.entries(), m.entries());
-  for (std::size_t e = 0; e < m.nnz(); ++e) out.values()(e) = scale * m.values()(e) + shift * ((e * 7919) % 13);
-  return out;
-}
-
 TEST(TEST_CATEGORY, reuse_numeric_with_new_values) {
   using Exec = TEST_EXECSPACE;
   Exec exec;

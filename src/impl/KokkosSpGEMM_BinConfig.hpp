@@ -62,6 +62,16 @@ std::int64_t scratch_budget(const Options& options) {
   return min_of(want, limit);
 }
 
+/// A team-row bin's level-1 table: the whole table, halved until it fits the scratch budget; rows that outgrow
+/// it spill to a level-2 table of the whole size.
+inline void fit_level1(BinConfig& c, std::int64_t table, std::size_t entry_bytes, std::int64_t budget) {
+  std::int64_t l1 = table;
+  while (l1 > 1 && static_cast<std::int64_t>(l1 * entry_bytes) > budget) l1 /= 2;
+  c.l1_entries = l1;
+  c.may_spill = l1 < table;
+  if (c.may_spill) c.l2_entries = table;
+}
+
 /// entry_bytes: bytes per table slot (column, plus value in the numeric phase).
 template <class ExecSpace>
 BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::size_t entry_bytes,
@@ -88,6 +98,22 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     c.l2_entries = b_cols;
     return c;
   }
+  if (Traits::is_gpu && options.deterministic) {
+    // One thread per row, no vector lanes: each sum runs in A's then B's order whatever the table placement. As
+    // many rows per team as their tables fit in scratch (at least 32); longer rows get a team of one thread.
+    const std::int64_t per_row = table * static_cast<std::int64_t>(entry_bytes);
+    c.rows_per_team = static_cast<int>(min_of<std::int64_t>(256, budget / per_row));
+    if (c.rows_per_team >= 32) {
+      c.kernel = RowKernel::ThreadRows;
+      c.team_size = c.rows_per_team;
+      c.l1_entries = table;
+      return c;
+    }
+    c.rows_per_team = 1;
+    c.kernel = RowKernel::TeamRow;
+    fit_level1(c, table, entry_bytes, budget);
+    return c;
+  }
   if (Traits::is_gpu && c.bound <= 64) {
     // Lanes per row follow the row size; 256 threads per team.
     c.vector_length =
@@ -111,11 +137,7 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     c.vector_length = Traits::max_vector_length;
     c.team_size = static_cast<int>(min_of<std::int64_t>(16, max_of<std::int64_t>(4, c.bound / 256)));
   }
-  std::int64_t l1 = table;
-  while (l1 > 1 && static_cast<std::int64_t>(l1 * entry_bytes) > budget) l1 /= 2;
-  c.l1_entries = l1;
-  c.may_spill = l1 < table;
-  if (c.may_spill) c.l2_entries = table;
+  fit_level1(c, table, entry_bytes, budget);
   return c;
 }
 

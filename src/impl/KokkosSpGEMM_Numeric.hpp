@@ -11,8 +11,19 @@
 namespace KokkosSpGEMM {
 namespace Impl {
 
-template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
-void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+/// Checks C and the kept analysis against the memory budget (refused before C is touched), then gives C its
+/// entries and values for nnz(C) unless it has them. Returns the bytes the budget leaves for pools (0: no budget).
+template <class Handle, class CMatrix>
+std::size_t prepare_numeric_output(const Handle& handle, CMatrix& c) {
+  using Ordinal = typename CMatrix::ordinal_type;
+  using Scalar = typename CMatrix::scalar_type;
+  using Offset = typename CMatrix::offset_type;
+  const std::size_t budget = handle.options().memory_budget_bytes;
+  const std::size_t c_bytes = static_cast<std::size_t>(handle.nnz()) * (sizeof(Ordinal) + sizeof(Scalar)) +
+                              (static_cast<std::size_t>(c.num_rows()) + 1) * sizeof(Offset);
+  KOKKOSSPGEMM_REQUIRE(budget == 0 || c_bytes + handle.kept_bytes() < budget, OutOfMemory, "spgemm_numeric",
+                       "C needs " << c_bytes << " bytes (nnz(C) = " << handle.nnz() << ") and the analysis keeps "
+                                  << handle.kept_bytes() << ", over the memory budget of " << budget << " bytes");
   if (c.entries().extent(0) != static_cast<std::size_t>(handle.nnz())) {
     c.set_entries(typename CMatrix::entries_type(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), handle.nnz()));
@@ -21,9 +32,15 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
     c.set_values(typename CMatrix::values_type(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), handle.nnz()));
   }
+  return budget > 0 ? budget - c_bytes - handle.kept_bytes() : 0;
+}
+
+template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
+void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  const std::size_t pool_budget = prepare_numeric_output(handle, c);
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
   const std::size_t pool =
-      launch_row_kernels<true>(exec, v, handle.m_numeric_bins, handle.m_numeric_configs, handle.options());
+      launch_row_kernels<true>(exec, v, handle.m_numeric_bins, handle.m_numeric_configs, handle.options(), pool_budget);
   handle.m_numeric_pool_bytes = pool;
   handle.m_peak_extra_bytes = max_of(handle.m_peak_extra_bytes, pool + handle.kept_bytes());
 }

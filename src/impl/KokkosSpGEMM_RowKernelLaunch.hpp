@@ -3,6 +3,7 @@
 #ifndef KOKKOSSPGEMM_ROWKERNELLAUNCH_HPP
 #define KOKKOSSPGEMM_ROWKERNELLAUNCH_HPP
 
+#include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Options.hpp>
 #include <impl/KokkosSpGEMM_BinConfig.hpp>
 #include <impl/KokkosSpGEMM_HashRowKernels.hpp>
@@ -26,10 +27,27 @@ std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, con
   return configs;
 }
 
-/// Runs the bins' kernels; returns the largest pool it allocated, in bytes.
+/// Chunks of chunk_bytes for a pool, within pool_budget bytes when that is not 0 (OutOfMemory when not even one fits).
+template <class ExecSpace>
+std::int64_t budgeted_pool_chunks(const ExecSpace& exec, const BinConfig& c, std::size_t chunk_bytes,
+                                  const Options& options, std::size_t pool_budget, const char* phase) {
+  std::int64_t chunks = pool_chunks(exec, c, chunk_bytes, options);
+  if (pool_budget > 0) {
+    KOKKOSSPGEMM_REQUIRE(chunk_bytes <= pool_budget, OutOfMemory, phase,
+                         "a level-2 accumulator of " << chunk_bytes << " bytes (rows of up to " << c.bound
+                                                     << " entries) does not fit the " << pool_budget
+                                                     << " bytes the memory budget leaves; raise memory_budget_bytes");
+    chunks = min_of<std::int64_t>(chunks, static_cast<std::int64_t>(pool_budget / chunk_bytes));
+  }
+  return chunks;
+}
+
+/// Runs the bins' kernels; returns the largest pool it allocated, in bytes. pool_budget (0: none) bounds each pool.
 template <bool Numeric, class ExecSpace, class Views, class Bins>
 std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins& bins,
-                               const std::vector<BinConfig>& configs, const Options& options) {
+                               const std::vector<BinConfig>& configs, const Options& options,
+                               std::size_t pool_budget = 0) {
+  const char* phase_name = Numeric ? "spgemm_numeric" : "spgemm_symbolic";
   using Ordinal = typename Views::ordinal_type;
   using Perm = decltype(bins.perm);
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
@@ -58,7 +76,7 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
         Pool pool;
         if (c.may_spill) {
           const std::size_t chunk = Kernel::chunk_bytes(l2);
-          pool = Pool(exec, pool_chunks(exec, c, chunk, options), chunk, false);
+          pool = Pool(exec, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, false);
           pool_peak = max_of(pool_peak, pool.total_bytes());
         }
         Kernel k{v, bins.perm, first, static_cast<Ordinal>(c.l1_entries), l2, pool, options.sorted};
@@ -70,7 +88,7 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
       case RowKernel::Dense: {
         using Kernel = DenseRowKernel<ExecSpace, Numeric, Views, Perm>;
         const std::size_t chunk = Kernel::chunk_bytes(static_cast<Ordinal>(c.l2_entries), c.bound);
-        Pool pool(exec, pool_chunks(exec, c, chunk, options), chunk, true);
+        Pool pool(exec, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
         pool_peak = max_of(pool_peak, pool.total_bytes());
         Kernel k{v, bins.perm, first, static_cast<Ordinal>(c.l2_entries), c.bound, pool, options.sorted};
         Kokkos::parallel_for(phase + "dense_bin_" + std::to_string(c.bin),

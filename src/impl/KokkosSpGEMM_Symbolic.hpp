@@ -75,6 +75,13 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   using Scalar = typename CMatrix::scalar_type;
   using Space = typename ExecSpace::memory_space;
   const Ordinal rows = a.num_rows();
+  // Row analysis (products, sizes: 16 bytes a row; two permutations) and C's row map come first in the budget.
+  const std::size_t analysis_bytes = static_cast<std::size_t>(rows) * (2 * sizeof(std::int64_t) + 2 * sizeof(Ordinal));
+  const std::size_t budget = handle.options().memory_budget_bytes;
+  const std::size_t first_bytes = analysis_bytes + (static_cast<std::size_t>(rows) + 1) * sizeof(Offset);
+  KOKKOSSPGEMM_REQUIRE(budget == 0 || first_bytes < budget, OutOfMemory, "spgemm_symbolic",
+                       "the row analysis and C's row map need " << first_bytes << " bytes, over the memory budget of "
+                                                                << budget << " bytes");
   typename CMatrix::row_map_type row_map("KokkosSpGEMM::Symbolic::C_row_map", static_cast<std::size_t>(rows) + 1);
   c = CMatrix(rows, b.num_cols(), row_map, typename CMatrix::entries_type("KokkosSpGEMM::C::entries", 0),
               typename CMatrix::values_type("KokkosSpGEMM::C::values", 0));
@@ -88,7 +95,8 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
 
   const auto bins = bin_rows(exec, rows, ProductBound<decltype(v)>{v});
   handle.m_symbolic_configs = configure_bins<ExecSpace, Ordinal, Scalar, false>(bins, b.num_cols(), handle.options());
-  handle.m_symbolic_pool_bytes = launch_row_kernels<false>(exec, v, bins, handle.m_symbolic_configs, handle.options());
+  handle.m_symbolic_pool_bytes = launch_row_kernels<false>(exec, v, bins, handle.m_symbolic_configs, handle.options(),
+                                                           budget > 0 ? budget - first_bytes : 0);
 
   std::int64_t nnz = 0;
   const auto sizes = v.row_sizes;
@@ -113,9 +121,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   handle.m_nnz = nnz;
   handle.m_products = totals.products;
   handle.m_max_row_products = totals.max_products;
-  // Row analysis (products, sizes: 16 bytes a row), two permutations, and the pool.
-  handle.m_peak_extra_bytes =
-      static_cast<std::size_t>(rows) * (2 * sizeof(std::int64_t) + 2 * sizeof(Ordinal)) + handle.m_symbolic_pool_bytes;
+  handle.m_peak_extra_bytes = analysis_bytes + handle.m_symbolic_pool_bytes;
   handle.m_signature = signature_of(exec, handle, a, b);
   handle.m_done = true;
 }

@@ -1,9 +1,15 @@
 // Optional interop with Kokkos Kernels (compiled only where Kokkos Kernels is found): conversion between our
-// CsrMatrix and KokkosSparse::CrsMatrix, and the one place where Kokkos Kernels 3.4 and 4.x spellings differ.
+// CsrMatrix and KokkosSparse::CrsMatrix, SpGEMM entry points with KokkosSparse's CrsMatrix-level signatures (a
+// caller switches by changing the handle type and the namespace), and the one place where Kokkos Kernels 3.4 and
+// 4.x spellings differ.
 #ifndef KOKKOSSPGEMM_KOKKOSKERNELSINTEROP_HPP
 #define KOKKOSSPGEMM_KOKKOSKERNELSINTEROP_HPP
 
 #include <KokkosSpGEMM_CsrMatrix.hpp>
+#include <KokkosSpGEMM_Errors.hpp>
+#include <KokkosSpGEMM_Handle.hpp>
+#include <KokkosSpGEMM_SpGEMM.hpp>
+#include <KokkosSpGEMM_Transpose.hpp>
 
 #include <KokkosKernels_config.h>
 #include <KokkosKernels_Handle.hpp>
@@ -43,6 +49,118 @@ auto from_kokkoskernels(const KKMatrix& a) {
                                      a.graph.row_map.extent(0));
   Kokkos::deep_copy(row_map, a.graph.row_map);
   return Out(a.numRows(), a.numCols(), row_map, a.graph.entries, a.values);
+}
+
+namespace Impl {
+/// Our CsrMatrix viewing a KokkosSparse::CrsMatrix's arrays without copying or owning them. The const_cast is
+/// safe: the SpGEMM entry points only read A and B, and C's arrays are non-const in Kokkos Kernels too.
+template <class KKMatrix>
+auto view_of(const KKMatrix& a) {
+  using S = typename KKMatrix::non_const_value_type;
+  using O = typename KKMatrix::non_const_ordinal_type;
+  using F = typename KKMatrix::non_const_size_type;
+  using Out = CsrMatrix<S, O, F, typename KKMatrix::memory_space>;
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  Kokkos::View<F*, typename KKMatrix::memory_space, Unmanaged> row_map(const_cast<F*>(a.graph.row_map.data()),
+                                                                       a.graph.row_map.extent(0));
+  Kokkos::View<O*, typename KKMatrix::memory_space, Unmanaged> entries(const_cast<O*>(a.graph.entries.data()),
+                                                                       a.graph.entries.extent(0));
+  Kokkos::View<S*, typename KKMatrix::memory_space, Unmanaged> values(const_cast<S*>(a.values.data()),
+                                                                      a.values.extent(0));
+  return Out(a.numRows(), a.numCols(), row_map, entries, values);
+}
+}  // namespace Impl
+
+/// Takes the place of Kokkos Kernels' KokkosKernelsHandle in the CrsMatrix-level SpGEMM calls below: our analysis
+/// of C = op(A)*op(B), plus the transposes of A and B (with source maps) when a mode asks for them.
+template <class ExecSpace, class Scalar, class Ordinal = int, class Offset = int>
+class SpGEMMHandle {
+ public:
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  explicit SpGEMMHandle(const Options& options = Options()) : m_product(options) {}
+  const Handle<ExecSpace, Scalar, Ordinal, Offset>& product() const { return m_product; }
+  std::int64_t nnz() const { return m_product.nnz(); }
+
+  // Kept public for the entry points; not part of the stable API.
+  Handle<ExecSpace, Scalar, Ordinal, Offset> m_product;
+  bool m_trans_a = false, m_trans_b = false;
+  TransposeWithSource<Scalar, Ordinal, Offset, memory_space> m_at, m_bt;
+};
+
+/// The handle for C = A*B where C has type KKMatrix.
+template <class KKMatrix>
+using SpGEMMHandleFor = SpGEMMHandle<typename KKMatrix::execution_space, typename KKMatrix::non_const_value_type,
+                                     typename KKMatrix::non_const_ordinal_type, typename KKMatrix::non_const_size_type>;
+
+/// KokkosSparse::spgemm_symbolic's signature: C gets its row map and uninitialised entries and values of nnz(C);
+/// transA/transB multiply by A^T/B^T (kept in the handle). Throws what spgemm_symbolic throws.
+template <class ExecSpace, class S, class O, class F, class AMatrix, class BMatrix, class CMatrix>
+void spgemm_symbolic(SpGEMMHandle<ExecSpace, S, O, F>& kh, const AMatrix& a, bool trans_a, const BMatrix& b,
+                     bool trans_b, CMatrix& c) {
+  ExecSpace exec;
+  const auto our_a = Impl::view_of(a);
+  const auto our_b = Impl::view_of(b);
+  kh.m_trans_a = trans_a;
+  kh.m_trans_b = trans_b;
+  kh.m_at = trans_a ? transpose_with_source<F>(exec, our_a) : decltype(kh.m_at)();
+  kh.m_bt = trans_b ? transpose_with_source<F>(exec, our_b) : decltype(kh.m_bt)();
+  CsrMatrix<S, O, F, typename ExecSpace::memory_space> ours;
+  if (trans_a && trans_b) {
+    KokkosSpGEMM::spgemm_symbolic(exec, kh.m_product, kh.m_at.t, kh.m_bt.t, ours);
+  } else if (trans_a) {
+    KokkosSpGEMM::spgemm_symbolic(exec, kh.m_product, kh.m_at.t, our_b, ours);
+  } else if (trans_b) {
+    KokkosSpGEMM::spgemm_symbolic(exec, kh.m_product, our_a, kh.m_bt.t, ours);
+  } else {
+    KokkosSpGEMM::spgemm_symbolic(exec, kh.m_product, our_a, our_b, ours);
+  }
+  typename CMatrix::index_type::non_const_type entries(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Interop::C::entries"), kh.nnz());
+  typename CMatrix::values_type::non_const_type values(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Interop::C::values"), kh.nnz());
+  typename CMatrix::row_map_type::non_const_type row_map = ours.row_map();
+  c = CMatrix("C=AB", ours.num_rows(), ours.num_cols(), static_cast<F>(kh.nnz()), values, row_map, entries);
+}
+
+/// KokkosSparse::spgemm_numeric's signature: fills C's entries and values (rows sorted) for new values of A and B.
+template <class ExecSpace, class S, class O, class F, class AMatrix, class BMatrix, class CMatrix>
+void spgemm_numeric(SpGEMMHandle<ExecSpace, S, O, F>& kh, const AMatrix& a, bool trans_a, const BMatrix& b,
+                    bool trans_b, CMatrix& c) {
+  KOKKOSSPGEMM_REQUIRE(trans_a == kh.m_trans_a && trans_b == kh.m_trans_b, HandleMismatch, "spgemm_numeric",
+                       "the transpose modes differ from those of spgemm_symbolic");
+  KOKKOSSPGEMM_REQUIRE(kh.m_product.has_analysis(), HandleMismatch, "spgemm_numeric",
+                       "the handle holds no analysis: call spgemm_symbolic first");
+  KOKKOSSPGEMM_REQUIRE(static_cast<std::int64_t>(c.graph.entries.extent(0)) == kh.nnz() &&
+                           static_cast<std::int64_t>(c.values.extent(0)) == kh.nnz(),
+                       InvalidInput, "spgemm_numeric",
+                       "C has " << c.graph.entries.extent(0) << " entries and " << c.values.extent(0)
+                                << " values; spgemm_symbolic made it with nnz(C) = " << kh.nnz());
+  ExecSpace exec;
+  const auto our_a = Impl::view_of(a);
+  const auto our_b = Impl::view_of(b);
+  auto ours = Impl::view_of(c);
+  if (trans_a) refresh_transpose_values(exec, kh.m_at, our_a);
+  if (trans_b) refresh_transpose_values(exec, kh.m_bt, our_b);
+  if (trans_a && trans_b) {
+    KokkosSpGEMM::spgemm_numeric(exec, kh.m_product, kh.m_at.t, kh.m_bt.t, ours);
+  } else if (trans_a) {
+    KokkosSpGEMM::spgemm_numeric(exec, kh.m_product, kh.m_at.t, our_b, ours);
+  } else if (trans_b) {
+    KokkosSpGEMM::spgemm_numeric(exec, kh.m_product, our_a, kh.m_bt.t, ours);
+  } else {
+    KokkosSpGEMM::spgemm_numeric(exec, kh.m_product, our_a, our_b, ours);
+  }
+}
+
+/// KokkosSparse::spgemm's signature: one-shot C = op(A)*op(B).
+template <class CMatrix, class AMatrix, class BMatrix>
+CMatrix spgemm(const AMatrix& a, bool trans_a, const BMatrix& b, bool trans_b, const Options& options = Options()) {
+  SpGEMMHandleFor<CMatrix> kh(options);
+  CMatrix c;
+  spgemm_symbolic(kh, a, trans_a, b, trans_b, c);
+  spgemm_numeric(kh, a, trans_a, b, trans_b, c);
+  return c;
 }
 
 }  // namespace Interop

@@ -64,7 +64,8 @@ T matrix_market_fit(std::int64_t value, const std::string& path, const char* wha
 /// are sorted by column, with duplicates summed and explicit zeros kept.
 /// Scalar: float, double or Kokkos::complex<double> (a real file gives zero imaginary parts).
 /// Throws FileError (missing, unreadable or malformed file; line() says where), InvalidInput (a complex file read
-/// into a real Scalar) and IndexOverflow (rows, columns or stored entries beyond Ordinal or Offset).
+/// into a real Scalar), IndexOverflow (rows, columns or stored entries beyond Ordinal or Offset) and OutOfMemory
+/// (a declared size the host cannot allocate).
 template <class Scalar, class Ordinal = int, class Offset = int>
 CsrMatrix<Scalar, Ordinal, Offset, Kokkos::HostSpace> read_matrix_market(const std::string& path,
                                                                          const MatrixMarketOptions& options = {}) {

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <utility>
 
 namespace KokkosSpGEMM {
@@ -35,8 +36,10 @@ std::string read_all(const std::string& path) {
   if (!f) throw FileError(path, 0, std::string("cannot open file: ") + std::strerror(errno ? errno : ENOMEM));
   gzbuffer(f.get(), 1 << 18);
   std::string text;
-  const unsigned chunk = 1 << 22;
   while (true) {
+    // Chunks grow with the text (64 KiB up to 4 MiB), so that a small file costs no 4 MiB zero-filled buffer.
+    const unsigned chunk =
+        static_cast<unsigned>(std::min<std::size_t>(std::max<std::size_t>(text.size(), 1 << 16), 1 << 22));
     const std::size_t old = text.size();
     text.resize(old + chunk);
     const int n = gzread(f.get(), &text[old], chunk);
@@ -216,8 +219,9 @@ double unit_interval(std::uint64_t h) { return static_cast<double>((h >> 11) + 1
 
 }  // namespace
 
-CooData parse_matrix_market(const std::string& path) {
-  const std::string text = read_all(path);
+CooData parse_matrix_market(const std::string& path) { return parse_matrix_market_text(read_all(path), path); }
+
+CooData parse_matrix_market_text(const std::string& text, const std::string& path) {
   Lines lines(text);
   CooData out;
   if (!lines.next()) throw FileError(path, 1, "empty file: missing '%%MatrixMarket' banner");
@@ -303,7 +307,9 @@ void randomize_pattern_values(CooData& coo, std::uint64_t seed, bool complex) {
   }
 }
 
-CsrData coo_to_csr(CooData coo) {
+namespace {
+
+CsrData sort_and_sum(CooData coo) {
   const std::size_t n = coo.row.size();
   const bool has_im = !coo.im.empty();
   // Stable counting sort by row keeps file order, then a per-row sort by (column, file position): duplicates end up
@@ -348,6 +354,23 @@ CsrData coo_to_csr(CooData coo) {
     out.row_map.push_back(static_cast<std::int64_t>(out.col.size()));
   }
   return out;
+}
+
+}  // namespace
+
+CsrData coo_to_csr(CooData coo) {
+  // The row map is the one allocation sized by the size line rather than by the input, so a few bytes can ask for
+  // more than memory holds: a typed error instead of std::length_error or std::bad_alloc.
+  const std::string shape = std::to_string(coo.rows) + " x " + std::to_string(coo.cols) + " matrix with " +
+                            std::to_string(coo.row.size()) + " entries";
+  if (static_cast<std::uint64_t>(coo.rows) >= std::vector<std::int64_t>().max_size()) {
+    throw OutOfMemory("KokkosSpGEMM::read_matrix_market: the row map of a " + shape + " exceeds the address space");
+  }
+  try {
+    return sort_and_sum(std::move(coo));
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory("KokkosSpGEMM::read_matrix_market: cannot allocate the CSR arrays of a " + shape);
+  }
 }
 
 void write_matrix_market_file(const std::string& path, const CsrData& a) {

@@ -35,11 +35,17 @@ struct CsrData {
 /// Throws FileError naming the file and the 1-based line (0 when the problem is not tied to a line).
 CooData parse_matrix_market(const std::string& path);
 
+/// Parses the text of a coordinate file already in memory (plain, not gzip); name stands for the file in FileError.
+/// parse_matrix_market reads and decompresses the file, then calls this.
+CooData parse_matrix_market_text(const std::string& text, const std::string& name);
+
 /// Gives every entry of a pattern file a value in (0, 1] that depends only on (seed, row, column), and on the
 /// unordered pair for symmetric files so that the matrix stays symmetric. Sets im too when complex is true.
 void randomize_pattern_values(CooData& coo, std::uint64_t seed, bool complex);
 
 /// Sorts by (row, column) and sums duplicates in file order; explicit zeros are kept. Pass coo with std::move.
+/// Throws OutOfMemory when the CSR arrays cannot be allocated, e.g. the row map of the up to 2^63 - 1 rows that a
+/// size line declares in a few bytes.
 CsrData coo_to_csr(CooData coo);
 
 /// Writes a general coordinate file (real or complex field per a.complex), values with %.17g; gzip when path ends

@@ -1,5 +1,6 @@
 // kokkosspgemm: the package's command-line tool. `kokkosspgemm multiply --a A.mtx ...` multiplies on the default
-// execution space and reports sizes, times, GFLOP/s, memory and the bins chosen.
+// execution space and reports sizes, times, GFLOP/s, memory and the bins chosen; `rap` forms a Galerkin product
+// R*A*P; `transpose` writes A^T.
 #include <KokkosSpGEMM.hpp>
 #include <io/KokkosSpGEMM_InputSpec.hpp>
 
@@ -23,9 +24,15 @@ using DeviceMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Exec::memo
 const char* usage =
     "usage:\n"
     "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
-    "                        [--repeat N] [--scratch-bytes N] [--check]\n"
+    "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--deterministic]\n"
+    "                        [--check | --check-rows N]\n"
+    "                   (--check-rows: N random rows and the 4 longest against the reference, for huge C)\n"
+    "                   (--host-fraction: that share of the products on the host, the rest on the device, at once)\n"
+    "  kokkosspgemm rap --a A --p P [--r R] [--order auto|left|right] [--out Ac.mtx] [--repeat N] [--check]\n"
+    "                   (R defaults to P^T; left: (R*A)*P, right: R*(A*P))\n"
+    "  kokkosspgemm transpose --a A --out AT.mtx\n"
     "  kokkosspgemm list-algorithms\n"
-    "A and B (B defaults to A) are:\n";
+    "Each matrix (A, B, P, R; B defaults to A) is:\n";
 
 struct Args {
   std::map<std::string, std::string> values;
@@ -38,8 +45,18 @@ struct Args {
 };
 
 Args parse(int argc, char* argv[], int first) {
-  const std::vector<std::string> with_value = {"--a", "--b", "--algorithm", "--out", "--repeat", "--scratch-bytes"};
-  const std::vector<std::string> flags = {"--transpose-b", "--unsorted", "--check"};
+  const std::vector<std::string> with_value = {"--a",
+                                               "--b",
+                                               "--p",
+                                               "--r",
+                                               "--algorithm",
+                                               "--out",
+                                               "--repeat",
+                                               "--order",
+                                               "--scratch-bytes",
+                                               "--host-fraction",
+                                               "--check-rows"};
+  const std::vector<std::string> flags = {"--transpose-b", "--unsorted", "--check", "--deterministic"};
   Args a;
   for (int i = first; i < argc; ++i) {
     const std::string k = argv[i];
@@ -64,6 +81,42 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+/// multiply with --host-fraction: one-shot spgemm_split, its stage times and the share each side got.
+int multiply_split(const Args& args, const KokkosSpGEMM::Options& options, const HostMatrix& a, const DeviceMatrix& da,
+                   const DeviceMatrix& db, int repeat) {
+  Exec exec;
+  Kokkos::DefaultHostExecutionSpace host;
+  KokkosSpGEMM::SplitReport report;
+  DeviceMatrix c;
+  std::vector<double> t_total;
+  for (int r = 0; r < repeat + 1; ++r) {
+    exec.fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    c = KokkosSpGEMM::spgemm_split(exec, host, da, db, options, &report);
+    exec.fence();
+    if (r > 0) t_total.push_back(seconds_since(t0));
+  }
+  const double total = median(t_total);
+  std::printf("execution spaces  %s + host %s (%s)\n", KokkosSpGEMM::BackendTraits<Exec>::name(),
+              KokkosSpGEMM::BackendTraits<Kokkos::DefaultHostExecutionSpace>::name(),
+              report.concurrent ? "concurrent" : "one after the other");
+  std::printf("nnz(C)            %zu\n", c.nnz());
+  std::printf("products          %lld, host %lld (%.3f; rows of B with >= %lld entries)\n", (long long)report.products,
+              (long long)report.host_products, report.products ? double(report.host_products) / report.products : 0.0,
+              (long long)report.threshold);
+  std::printf("total (one-shot)  %.6f s  %.2f GFLOP/s (median of %d)\n", total,
+              total > 0 ? 2.0 * report.products / total * 1e-9 : 0.0, repeat);
+  std::printf("stages (last run) partition %.6f s, host %.6f s, device %.6f s, merge %.6f s\n",
+              report.partition_seconds, report.host_seconds, report.device_seconds, report.merge_seconds);
+  if (args.has("--check")) {
+    const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, KokkosSpGEMM::to_host(db));
+    std::printf("check             %s%s\n", cmp.ok ? "matches the reference" : "MISMATCH: ", cmp.message.c_str());
+    if (!cmp.ok) return 1;
+  }
+  if (!args.get("--out").empty()) KokkosSpGEMM::write_matrix_market(args.get("--out"), c);
+  return 0;
+}
+
 int multiply(const Args& args) {
   const std::string a_spec = args.get("--a");
   KOKKOSSPGEMM_REQUIRE(!a_spec.empty(), KokkosSpGEMM::InvalidInput, "kokkosspgemm", "multiply needs --a");
@@ -74,6 +127,7 @@ int multiply(const Args& args) {
     return 2;
   }
   options.sorted = !args.has("--unsorted");
+  options.deterministic = args.has("--deterministic");
   options.scratch_bytes = std::atoi(args.get("--scratch-bytes", "0").c_str());
   const int repeat = std::max(1, std::atoi(args.get("--repeat", "3").c_str()));
 
@@ -84,6 +138,9 @@ int multiply(const Args& args) {
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a);
   DeviceMatrix db = KokkosSpGEMM::copy_to(exec, b);
   if (args.has("--transpose-b")) db = KokkosSpGEMM::transpose(exec, db);
+
+  options.host_fraction = std::atof(args.get("--host-fraction", "0").c_str());
+  if (options.host_fraction > 0) return multiply_split(args, options, a, da, db, repeat);
 
   std::vector<double> t_symbolic, t_numeric, t_reuse;
   KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> handle(options);
@@ -128,6 +185,34 @@ int multiply(const Args& args) {
   std::printf("peak extra memory %zu bytes; kept between calls %zu bytes\n", handle.peak_extra_bytes(),
               handle.kept_bytes());
   std::printf("%s", handle.describe().c_str());
+  if (!args.get("--check-rows").empty()) {
+    // Sampled check: random rows plus the rows with the most products (where accumulators overflow first).
+    const HostMatrix hb = KokkosSpGEMM::to_host(db);
+    const long n = std::atol(args.get("--check-rows").c_str());
+    std::vector<std::pair<std::int64_t, Ordinal>> work;
+    for (Ordinal i = 0; i < a.num_rows(); ++i) {
+      std::int64_t p = 0;
+      for (auto e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
+        p += hb.row_map()(a.entries()(e) + 1) - hb.row_map()(a.entries()(e));
+      }
+      work.push_back({p, i});
+    }
+    const std::size_t longest = std::min<std::size_t>(4, work.size());  // R-MAT hubs: 10^8 products a row
+    std::partial_sort(work.begin(), work.begin() + longest, work.end(),
+                      [](const auto& x, const auto& y) { return x.first > y.first; });
+    std::vector<Ordinal> rows;
+    for (std::size_t k = 0; k < longest; ++k) rows.push_back(work[k].second);
+    KokkosSpGEMM::Impl::Random rng(12345);
+    for (long k = 0; k < n && a.num_rows() > 0; ++k) rows.push_back(static_cast<Ordinal>(rng.below(a.num_rows())));
+    if (!options.sorted) {
+      std::printf("check-rows        skipped: needs sorted output\n");
+    } else {
+      const auto cmp = KokkosSpGEMM::compare_rows_to_reference(c, a, hb, rows);
+      std::printf("check-rows        %zu rows (%zu longest, %ld random): %s%s\n", rows.size(), longest, n,
+                  cmp.ok ? "match the reference" : "MISMATCH: ", cmp.message.c_str());
+      if (!cmp.ok) return 1;
+    }
+  }
   if (args.has("--check")) {
     const HostMatrix hb = KokkosSpGEMM::to_host(db);
     const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, hb, options.sorted);
@@ -135,6 +220,84 @@ int multiply(const Args& args) {
     if (!cmp.ok) return 1;
   }
   if (!args.get("--out").empty()) KokkosSpGEMM::write_matrix_market(args.get("--out"), c);
+  return 0;
+}
+
+int rap(const Args& args) {
+  const std::string a_spec = args.get("--a"), p_spec = args.get("--p"), r_spec = args.get("--r");
+  KOKKOSSPGEMM_REQUIRE(!a_spec.empty() && !p_spec.empty(), KokkosSpGEMM::InvalidInput, "kokkosspgemm",
+                       "rap needs --a and --p");
+  KokkosSpGEMM::Options options;
+  const std::string order = args.get("--order", "auto");
+  KOKKOSSPGEMM_REQUIRE(order == "auto" || order == "left" || order == "right", KokkosSpGEMM::InvalidInput,
+                       "kokkosspgemm", "--order takes auto, left or right, not '" << order << "'");
+  options.triple_order = order == "left"    ? KokkosSpGEMM::TripleOrder::LeftFirst
+                         : order == "right" ? KokkosSpGEMM::TripleOrder::RightFirst
+                                            : KokkosSpGEMM::TripleOrder::Auto;
+  const int repeat = std::max(1, std::atoi(args.get("--repeat", "3").c_str()));
+  const HostMatrix a = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(a_spec);
+  const HostMatrix p = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(p_spec);
+  const bool explicit_r = !r_spec.empty();
+  const HostMatrix r = explicit_r ? KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(r_spec) : HostMatrix();
+  Exec exec;
+  const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a), dp = KokkosSpGEMM::copy_to(exec, p);
+  const DeviceMatrix dr = explicit_r ? KokkosSpGEMM::copy_to(exec, r) : DeviceMatrix();
+  KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset> handle(options);
+  DeviceMatrix ac;
+  std::vector<double> t_symbolic, t_numeric, t_reuse;
+  for (int round = 0; round < repeat + 1; ++round) {  // the first round warms up and is not counted
+    for (int phase = 0; phase < 3; ++phase) {
+      exec.fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      if (phase == 0 && explicit_r) KokkosSpGEMM::galerkin_symbolic(exec, handle, dr, da, dp, ac);
+      if (phase == 0 && !explicit_r) KokkosSpGEMM::galerkin_symbolic(exec, handle, da, dp, ac);
+      if (phase > 0 && explicit_r) KokkosSpGEMM::galerkin_numeric(exec, handle, dr, da, dp, ac);
+      if (phase > 0 && !explicit_r) KokkosSpGEMM::galerkin_numeric(exec, handle, da, dp, ac);
+      exec.fence();
+      if (round > 0) (phase == 0 ? t_symbolic : phase == 1 ? t_numeric : t_reuse).push_back(seconds_since(t0));
+    }
+  }
+  const double flops = 2.0 * static_cast<double>(handle.products());
+  std::printf("execution space   %s\n", KokkosSpGEMM::BackendTraits<Exec>::name());
+  std::printf("A                 %s: %lld x %lld, nnz %zu\n", a_spec.c_str(), (long long)da.num_rows(),
+              (long long)da.num_cols(), da.nnz());
+  std::printf("P                 %s: %lld x %lld, nnz %zu\n", p_spec.c_str(), (long long)dp.num_rows(),
+              (long long)dp.num_cols(), dp.nnz());
+  std::printf("R                 %s\n", explicit_r ? r_spec.c_str() : "P^T (kept in the handle)");
+  std::printf("Ac                %lld x %lld, nnz %lld\n", (long long)ac.num_rows(), (long long)ac.num_cols(),
+              (long long)handle.nnz());
+  std::printf("order             %s (asked %s)\n", KokkosSpGEMM::triple_order_name(handle.order()), order.c_str());
+  std::printf("intermediate nnz  %lld\n", (long long)handle.intermediate_nnz());
+  std::printf("products          %lld (first %lld, second %lld)\n", (long long)handle.products(),
+              (long long)handle.first().products(), (long long)handle.second().products());
+  std::printf("symbolic          %.6f s (median of %d; includes the first product's numeric phase)\n",
+              median(t_symbolic), repeat);
+  std::printf("numeric           %.6f s  %.2f GFLOP/s\n", median(t_numeric),
+              median(t_numeric) > 0 ? flops / median(t_numeric) * 1e-9 : 0.0);
+  std::printf("reuse numeric     %.6f s  %.2f GFLOP/s\n", median(t_reuse),
+              median(t_reuse) > 0 ? flops / median(t_reuse) * 1e-9 : 0.0);
+  std::printf("memory            kept %zu bytes, peak extra %zu bytes\n", handle.kept_bytes(),
+              handle.peak_extra_bytes());
+  if (args.has("--check")) {
+    const HostMatrix hr = explicit_r ? r : KokkosSpGEMM::to_host(KokkosSpGEMM::transpose(exec, dp));
+    const auto cmp = KokkosSpGEMM::compare_to_reference(ac, KokkosSpGEMM::reference_spgemm(hr, a), p, true, 16.0);
+    std::printf("check             %s%s\n", cmp.ok ? "matches the reference" : "MISMATCH: ", cmp.message.c_str());
+    if (!cmp.ok) return 1;
+  }
+  if (!args.get("--out").empty()) KokkosSpGEMM::write_matrix_market(args.get("--out"), ac);
+  return 0;
+}
+
+int transpose(const Args& args) {
+  const std::string a_spec = args.get("--a"), out = args.get("--out");
+  KOKKOSSPGEMM_REQUIRE(!a_spec.empty() && !out.empty(), KokkosSpGEMM::InvalidInput, "kokkosspgemm",
+                       "transpose needs --a and --out");
+  Exec exec;
+  const DeviceMatrix at = KokkosSpGEMM::transpose(
+      exec, KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(a_spec)));
+  KokkosSpGEMM::write_matrix_market(out, at);
+  std::printf("wrote %s: %lld x %lld, nnz %zu\n", out.c_str(), (long long)at.num_rows(), (long long)at.num_cols(),
+              at.nnz());
   return 0;
 }
 
@@ -153,6 +316,8 @@ int main(int argc, char* argv[]) {
       return 0;
     }
     if (command == "multiply") return multiply(parse(argc, argv, 2));
+    if (command == "rap") return rap(parse(argc, argv, 2));
+    if (command == "transpose") return transpose(parse(argc, argv, 2));
     std::fprintf(stderr, "kokkosspgemm: unknown command '%s'\n%s%s", command.c_str(), usage,
                  KokkosSpGEMM::input_spec_help().c_str());
     return 2;

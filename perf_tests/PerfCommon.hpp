@@ -1,0 +1,185 @@
+// Shared by the perf_tests executables: types, timing (median of repeats between fences), validation against the
+// reference, and the result table/CSV.
+#ifndef KOKKOSSPGEMM_PERFCOMMON_HPP
+#define KOKKOSSPGEMM_PERFCOMMON_HPP
+
+#include <KokkosSpGEMM.hpp>
+#if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
+#include <PeerCuSparse.hpp>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace KokkosSpGEMMPerf {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using Scalar = double;
+using Ordinal = int;
+using Offset = int;
+using HostMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Kokkos::HostSpace>;
+using DeviceMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Exec::memory_space>;
+
+struct Result {
+  std::string case_name, impl;
+  double seconds = 0;
+  std::int64_t nnz = 0, products = 0;
+  std::size_t extra_bytes = 0;
+  std::string status;  // "ok", "unchecked" or the failure
+};
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// Median wall time of f between fences, after one warm-up call. The fences are global (the whole device) because
+/// vendor peers run on their own streams.
+inline double time_median(int repeat, const std::function<void()>& f) {
+  f();
+  Kokkos::fence();
+  std::vector<double> t;
+  for (int r = 0; r < repeat; ++r) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    Kokkos::fence();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(t);
+}
+
+using Reference = KokkosSpGEMM::ReferenceProduct<Scalar, Ordinal, Offset>;
+
+/// The reference of a case, computed once; none past 2.5e8 products (the serial reference would dominate the run).
+struct CaseReference {
+  bool available = false;
+  Reference product;
+};
+
+inline std::string check(const DeviceMatrix& c, const CaseReference& ref) {
+  if (!ref.available) return "unchecked";
+  const auto cmp = KokkosSpGEMM::compare_to_reference(c, ref.product, true);
+  return cmp.ok ? "ok" : "WRONG: " + cmp.message;
+}
+
+/// For peers that leave rows unsorted: sorts a host copy, then checks it.
+inline std::string check_unsorted(const DeviceMatrix& c, const CaseReference& ref) {
+  if (!ref.available) return "unchecked";
+  HostMatrix hc = KokkosSpGEMM::to_host(c);
+  for (Ordinal i = 0; i < hc.num_rows(); ++i) {
+    KokkosSpGEMM::Impl::sort_row_sequential(hc.entries().data() + hc.row_map()(i), hc.values().data() + hc.row_map()(i),
+                                            hc.row_map()(i + 1) - hc.row_map()(i));
+  }
+  return check(KokkosSpGEMM::copy_to(Exec(), hc), ref);
+}
+
+#if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
+/// A copy of cuSPARSE's C as our matrix type (for validation).
+inline DeviceMatrix from_cusparse(const CuSparseSpGEMM& cu, Ordinal rows, Ordinal cols) {
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  Kokkos::View<const int*, Exec::memory_space, Unmanaged> r(cu.c_rows(), rows + 1);
+  Kokkos::View<const int*, Exec::memory_space, Unmanaged> c(cu.c_cols(), cu.nnz());
+  Kokkos::View<const double*, Exec::memory_space, Unmanaged> v(cu.c_vals(), cu.nnz());
+  DeviceMatrix out("cusparse_c", rows, cols, cu.nnz());
+  Kokkos::deep_copy(out.row_map(), r);
+  Kokkos::deep_copy(out.entries(), c);
+  Kokkos::deep_copy(out.values(), v);
+  return out;
+}
+#endif
+
+/// Prints the table header and the CSV header.
+inline void print_header(std::ofstream& csv) {
+  csv << "case,impl,seconds,gflops,nnz_c,products,compression,extra_bytes,status" << std::endl;
+  std::printf("%-24s %-26s %12s %10s %14s %14s %8s %14s  %s\n", "case", "impl", "seconds", "GFLOP/s", "nnz(C)",
+              "products", "prod/nnz", "extra bytes", "status");
+}
+
+/// Prints one result row and appends it to the CSV; returns false when the result failed validation (a peer
+/// failing outright, e.g. cuSPARSE out of memory, is reported but is not a validation failure).
+inline bool print_result(const Result& r, std::ofstream& csv) {
+  const double gflops = r.seconds > 0 ? 2.0 * r.products / r.seconds * 1e-9 : 0;
+  const double compression = r.nnz ? static_cast<double>(r.products) / r.nnz : 0;
+  std::printf("%-24s %-26s %12.6f %10.3f %14lld %14lld %8.2f %14zu  %s\n", r.case_name.c_str(), r.impl.c_str(),
+              r.seconds, gflops, (long long)r.nnz, (long long)r.products, compression, r.extra_bytes, r.status.c_str());
+  csv << r.case_name << "," << r.impl << "," << r.seconds << "," << gflops << "," << r.nnz << "," << r.products << ","
+      << compression << "," << r.extra_bytes << "," << r.status << std::endl;
+  const bool ours = r.impl.rfind("ours", 0) == 0;
+  return r.status == "ok" || r.status == "unchecked" || (!ours && r.status.rfind("FAILED", 0) == 0);
+}
+
+/// The flags every perf executable takes.
+struct PerfArgs {
+  bool quick = false;          ///< CI smoke sizes, at most 2 repeats
+  bool deterministic = false;  ///< also time deterministic mode (where the executable supports it)
+  int repeat = 5;
+  std::string csv;
+  std::string matrices;           ///< the shared SuiteSparse matrices
+  std::vector<std::string> only;  ///< --case NAME, repeatable; empty: every case
+  bool selected(const std::string& name) const {
+    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+  }
+};
+
+/// Parses the common flags; prints the usage and returns false on an unknown one.
+inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, PerfArgs& args) {
+  args.csv = default_csv;
+  const char* env_matrices = std::getenv("KOKKOSSPGEMM_TEST_MATRICES");
+  args.matrices = env_matrices && *env_matrices ? env_matrices : KOKKOSSPGEMM_TEST_MATRICES;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (k == "--quick") {
+      args.quick = true;
+    } else if (k == "--deterministic") {
+      args.deterministic = true;
+    } else if (k == "--repeat" && i + 1 < argc) {
+      args.repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (k == "--csv" && i + 1 < argc) {
+      args.csv = argv[++i];
+    } else if (k == "--matrices" && i + 1 < argc) {
+      args.matrices = argv[++i];
+    } else if (k == "--case" && i + 1 < argc) {
+      args.only.push_back(argv[++i]);
+    } else if (k.rfind("--kokkos", 0) != 0) {
+      std::fprintf(
+          stderr, "usage: %s [--quick] [--deterministic] [--repeat N] [--csv FILE] [--matrices DIR] [--case NAME]...\n",
+          argv[0]);
+      return false;
+    }
+  }
+  if (args.quick) args.repeat = std::min(args.repeat, 2);
+  return true;
+}
+
+/// Runs run(case, results) for every selected case, printing and writing each case's rows as soon as it is done
+/// (a run cut short keeps what it measured); a case that throws is one failed row. Returns the exit code.
+template <class Case, class Run>
+int run_suite(const std::vector<Case>& cases, const PerfArgs& args, Run run) {
+  std::ofstream out(args.csv);
+  print_header(out);
+  bool all_ok = true;
+  for (const Case& c : cases) {
+    if (!args.selected(c.name)) continue;
+    std::vector<Result> results;
+    try {
+      run(c, results);
+    } catch (const std::exception& e) {
+      results.push_back({c.name, "ours", 0, 0, 0, 0, std::string("FAILED: ") + e.what()});
+    }
+    for (const Result& r : results) all_ok = print_result(r, out) && all_ok;
+    std::fflush(stdout);
+  }
+  std::printf("%s\n", all_ok ? "all results validated" : "SOME RESULTS FAILED VALIDATION");
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace KokkosSpGEMMPerf
+
+#endif

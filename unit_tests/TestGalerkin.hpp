@@ -1,0 +1,181 @@
+// Galerkin triple products R*A*P: both orders and the automatic choice, R given or P^T kept in the handle, reuse
+// with new values, and the errors.
+#include <SpGEMMTestHelpers.hpp>
+
+namespace KokkosSpGEMMTest {
+
+using KokkosSpGEMM::TripleOrder;
+
+/// Checks Ac against the reference computed in the order the handle used. The reference takes its intermediate
+/// as exact while ours carries that product's own rounding (summed in another order on GPUs), hence the factor.
+template <class M, class H>
+void expect_galerkin_matches(const M& ac, const H& h, const HostCsr<double>& r, const HostCsr<double>& a,
+                             const HostCsr<double>& p, const std::string& what) {
+  constexpr double intermediate_rounding = 64;
+  const auto cmp =
+      h.order() == TripleOrder::LeftFirst
+          ? KokkosSpGEMM::compare_to_reference(ac, KokkosSpGEMM::reference_spgemm(r, a), p, true, intermediate_rounding)
+          : KokkosSpGEMM::compare_to_reference(ac, r, KokkosSpGEMM::reference_spgemm(a, p), true,
+                                               intermediate_rounding);
+  EXPECT_TRUE(cmp.ok) << what << " (order " << KokkosSpGEMM::triple_order_name(h.order()) << "): " << cmp.message;
+}
+
+/// Triples (R, A, P) on the host: aggregation AMG (R = P^T) and random rectangular shapes with empty and long rows.
+inline std::vector<std::array<HostCsr<double>, 3>> galerkin_cases() {
+  std::vector<std::array<HostCsr<double>, 3>> cases;
+  for (bool smoothed : {false, true}) {
+    const auto a = KokkosSpGEMM::poisson_3d_7pt<double>(9);
+    const auto p = KokkosSpGEMM::aggregation_prolongator<double>(9, 2, smoothed);
+    cases.push_back({transpose_host(p), a, p});
+  }
+  KokkosSpGEMM::RandomCsrOptions<int> ro, ao, po;
+  ro.rows = 40, ro.cols = 300, ro.mean_per_row = 5, ro.empty_row_fraction = 0.2;
+  ao.rows = 300, ao.cols = 300, ao.mean_per_row = 6, ao.power_law = true, ao.empty_row_fraction = 0.1;
+  po.rows = 300, po.cols = 70, po.mean_per_row = 3, po.long_row_length = 70, po.empty_row_fraction = 0.1;
+  cases.push_back({KokkosSpGEMM::random_csr<double>(ro, 1), KokkosSpGEMM::random_csr<double>(ao, 2),
+                   KokkosSpGEMM::random_csr<double>(po, 3)});
+  // Empty operands: 0 coarse rows, and A without entries.
+  KokkosSpGEMM::RandomCsrOptions<int> z;
+  z.rows = 0, z.cols = 300;
+  cases.push_back({KokkosSpGEMM::random_csr<double>(z, 4), KokkosSpGEMM::random_csr<double>(ao, 2),
+                   KokkosSpGEMM::random_csr<double>(po, 3)});
+  z.rows = 300, z.mean_per_row = 0;
+  cases.push_back({KokkosSpGEMM::random_csr<double>(ro, 1), KokkosSpGEMM::random_csr<double>(z, 5),
+                   KokkosSpGEMM::random_csr<double>(po, 3)});
+  return cases;
+}
+
+TEST(TEST_CATEGORY, galerkin_every_order_matches_reference_and_reuses) {
+  using Exec = TEST_EXECSPACE;
+  using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  int index = 0;
+  for (const auto& [r, a, p] : galerkin_cases()) {
+    for (TripleOrder order : {TripleOrder::Auto, TripleOrder::LeftFirst, TripleOrder::RightFirst}) {
+      const std::string what = "case " + std::to_string(index) + " asked " + KokkosSpGEMM::triple_order_name(order);
+      KokkosSpGEMM::Options o;
+      o.triple_order = order;
+      KokkosSpGEMM::GalerkinHandle<Exec, double> h(o);
+      M ac;
+      const auto dr = KokkosSpGEMM::copy_to(exec, r);
+      const auto da = KokkosSpGEMM::copy_to(exec, a);
+      const auto dp = KokkosSpGEMM::copy_to(exec, p);
+      KokkosSpGEMM::galerkin_product(exec, h, dr, da, dp, ac);
+      if (order != TripleOrder::Auto) EXPECT_EQ(h.order(), order) << what;
+      EXPECT_EQ(static_cast<std::int64_t>(ac.nnz()), h.nnz()) << what;
+      expect_galerkin_matches(ac, h, r, a, p, what);
+      // New values of all three, same structures: symbolic work is not repeated and Ac follows them.
+      const auto r2 = with_new_values(r, 0.5, 1.0);
+      const auto a2 = with_new_values(a, -2.0, 0.5);
+      const auto p2 = with_new_values(p, 1.5, -1.0);
+      KokkosSpGEMM::galerkin_product(exec, h, KokkosSpGEMM::copy_to(exec, r2), KokkosSpGEMM::copy_to(exec, a2),
+                                     KokkosSpGEMM::copy_to(exec, p2), ac);
+      expect_galerkin_matches(ac, h, r2, a2, p2, what + ", new values");
+    }
+    ++index;
+  }
+}
+
+TEST(TEST_CATEGORY, galerkin_with_p_transposed_in_the_handle) {
+  using Exec = TEST_EXECSPACE;
+  using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  for (bool smoothed : {false, true}) {
+    const auto a = KokkosSpGEMM::poisson_3d_7pt<double>(10);
+    const auto p = KokkosSpGEMM::aggregation_prolongator<double>(10, 3, smoothed);
+    const auto da = KokkosSpGEMM::copy_to(exec, a);
+    const auto dp = KokkosSpGEMM::copy_to(exec, p);
+    KokkosSpGEMM::GalerkinHandle<Exec, double> h;
+    M ac;
+    KokkosSpGEMM::galerkin_symbolic(exec, h, da, dp, ac);
+    EXPECT_TRUE(h.r_is_p_transposed());
+    KokkosSpGEMM::galerkin_numeric(exec, h, da, dp, ac);
+    expect_galerkin_matches(ac, h, transpose_host(p), a, p, smoothed ? "smoothed" : "tentative");
+    // New values of P must reach the kept P^T.
+    const auto p2 = with_new_values(p, 3.0, 0.25);
+    const auto a2 = with_new_values(a, 1.0, 1.0);
+    KokkosSpGEMM::galerkin_numeric(exec, h, KokkosSpGEMM::copy_to(exec, a2), KokkosSpGEMM::copy_to(exec, p2), ac);
+    expect_galerkin_matches(ac, h, transpose_host(p2), a2, p2, "new values of P");
+    // The one-shot forms agree.
+    const auto ac1 = KokkosSpGEMM::galerkin_product_pt(exec, da, dp);
+    expect_galerkin_matches(ac1, h, transpose_host(p), a, p, "one-shot P^T A P");
+    const auto ac2 =
+        KokkosSpGEMM::galerkin_product<std::int64_t>(exec, KokkosSpGEMM::copy_to(exec, transpose_host(p)), da, dp);
+    static_assert(std::is_same<typename decltype(ac2)::offset_type, std::int64_t>::value, "");
+    EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(ac2, KokkosSpGEMM::reference_spgemm(transpose_host(p), a), p).ok);
+    EXPECT_GT(h.kept_bytes(), 0u);
+    EXPECT_NE(h.describe().find("R = P^T"), std::string::npos) << h.describe();
+  }
+}
+
+TEST(TEST_CATEGORY, galerkin_auto_order_picks_fewer_products) {
+  using Exec = TEST_EXECSPACE;
+  using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  KokkosSpGEMM::RandomCsrOptions<int> square;
+  square.rows = square.cols = 400;
+  square.mean_per_row = 10;
+  // R with one short row: (R*A)*P touches a few rows of P, R*(A*P) forms all of A*P first.
+  KokkosSpGEMM::RandomCsrOptions<int> one_row = square;
+  one_row.rows = 1;
+  one_row.mean_per_row = 3;
+  // P with one column: A*P has at most one entry a row, R*A has R's rows times A's.
+  KokkosSpGEMM::RandomCsrOptions<int> one_col = square;
+  one_col.cols = 1;
+  one_col.mean_per_row = 1;
+  struct Case {
+    HostCsr<double> r, a, p;
+    TripleOrder expected;
+  };
+  const std::vector<Case> cases = {
+      {KokkosSpGEMM::random_csr<double>(one_row, 1), KokkosSpGEMM::random_csr<double>(square, 2),
+       KokkosSpGEMM::random_csr<double>(square, 3), TripleOrder::LeftFirst},
+      {KokkosSpGEMM::random_csr<double>(square, 4), KokkosSpGEMM::random_csr<double>(square, 5),
+       KokkosSpGEMM::random_csr<double>(one_col, 6), TripleOrder::RightFirst}};
+  for (const auto& c : cases) {
+    KokkosSpGEMM::GalerkinHandle<Exec, double> h;
+    M ac;
+    KokkosSpGEMM::galerkin_product(exec, h, KokkosSpGEMM::copy_to(exec, c.r), KokkosSpGEMM::copy_to(exec, c.a),
+                                   KokkosSpGEMM::copy_to(exec, c.p), ac);
+    EXPECT_EQ(h.order(), c.expected) << h.describe();
+    EXPECT_GE(h.estimated_products_left_first(), 0);
+    EXPECT_GE(h.estimated_products_right_first(), 0);
+    expect_galerkin_matches(ac, h, c.r, c.a, c.p, "auto order");
+  }
+}
+
+TEST(TEST_CATEGORY, galerkin_errors) {
+  using Exec = TEST_EXECSPACE;
+  using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  const auto a = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::poisson_2d_5pt<double>(6));
+  const auto p = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::uniform_random<double>(36, 9, 2, 1));
+  const auto r = KokkosSpGEMM::transpose(exec, p);
+  const auto p_wrong = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::uniform_random<double>(35, 9, 2, 1));
+  KokkosSpGEMM::GalerkinHandle<Exec, double> h;
+  M ac;
+  EXPECT_THROW(KokkosSpGEMM::galerkin_symbolic(exec, h, r, a, p_wrong, ac), KokkosSpGEMM::DimensionMismatch);
+  EXPECT_THROW(KokkosSpGEMM::galerkin_symbolic(exec, h, a, p_wrong, ac), KokkosSpGEMM::DimensionMismatch);
+  EXPECT_THROW(KokkosSpGEMM::galerkin_numeric(exec, h, r, a, p, ac), KokkosSpGEMM::HandleMismatch);
+  KokkosSpGEMM::galerkin_symbolic(exec, h, r, a, p, ac);
+  // The analysis had an explicit R: the P^T overload is refused, and so is another structure.
+  EXPECT_THROW(KokkosSpGEMM::galerkin_numeric(exec, h, a, p, ac), KokkosSpGEMM::HandleMismatch);
+  const auto a_other = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::poisson_2d_9pt<double>(6));
+  EXPECT_THROW(KokkosSpGEMM::galerkin_numeric(exec, h, r, a_other, p, ac), KokkosSpGEMM::HandleMismatch);
+  // A broken operand is named.
+  auto bad = KokkosSpGEMM::to_host(p);
+  bad.entries()(3) = 9;  // one past P's columns
+  try {
+    KokkosSpGEMM::galerkin_symbolic(exec, h, r, a, KokkosSpGEMM::copy_to(exec, bad), ac);
+    ADD_FAILURE() << "no exception";
+  } catch (const KokkosSpGEMM::InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("P has column index 9"), std::string::npos) << e.what();
+  }
+  // The handle works again after the errors.
+  KokkosSpGEMM::galerkin_symbolic(exec, h, r, a, p, ac);
+  KokkosSpGEMM::galerkin_numeric(exec, h, r, a, p, ac);
+  expect_galerkin_matches(ac, h, KokkosSpGEMM::to_host(r), KokkosSpGEMM::to_host(a), KokkosSpGEMM::to_host(p),
+                          "after errors");
+}
+
+}  // namespace KokkosSpGEMMTest

@@ -1,0 +1,214 @@
+// Deterministic mode (bitwise identical sums), the memory budget and allocation failures as typed errors.
+#include <SpGEMMTestHelpers.hpp>
+
+#include <cstring>
+
+namespace KokkosSpGEMMTest {
+
+/// True when C's values equal the reference's bit for bit (same pattern assumed: sorted rows, checked before).
+template <class M, class S, class O, class F>
+bool bitwise_equal_values(const M& c_any, const HostCsr<S, O, F>& ref) {
+  const auto c = KokkosSpGEMM::to_host(c_any);
+  if (c.nnz() != ref.nnz()) return false;
+  return c.nnz() == 0 || std::memcmp(c.values().data(), ref.values().data(), c.nnz() * sizeof(S)) == 0;
+}
+
+TEST(TEST_CATEGORY, deterministic_mode_sums_in_reference_order) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  // Values that round differently in every order: sums of products of random magnitudes with cancellation.
+  std::vector<std::pair<HostCsr<double>, HostCsr<double>>> cases;
+  const auto rmat = KokkosSpGEMM::rmat<double, int, int>(10, 16, 3);
+  cases.push_back({rmat, rmat});
+  for (const auto& [a, b] : random_shapes()) {
+    cases.push_back({KokkosSpGEMM::random_csr<double>(a, 21), KokkosSpGEMM::random_csr<double>(b, 22)});
+  }
+  for (const auto& [a, b] : cases) {
+    const auto reference = KokkosSpGEMM::reference_spgemm(a, b);  // Gustavson: A's then B's order per entry
+    const auto da = KokkosSpGEMM::copy_to(exec, a);
+    const auto db = KokkosSpGEMM::copy_to(exec, b);
+    for (int scratch : {0, 512}) {  // other tables, team shapes and level-2 spills: the same bits
+      KokkosSpGEMM::Options o;
+      o.deterministic = true;
+      o.scratch_bytes = scratch;
+      for (int run = 0; run < 2; ++run) {
+        const auto c = KokkosSpGEMM::spgemm(exec, da, db, o);
+        const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, b);
+        ASSERT_TRUE(cmp.ok) << cmp.message;
+        EXPECT_TRUE(bitwise_equal_values(c, reference)) << "scratch " << scratch << ", run " << run;
+      }
+    }
+  }
+}
+
+TEST(TEST_CATEGORY, memory_budget_bounds_the_pools_and_refuses_what_cannot_fit) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(11, 8, 4);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  // Unbounded, for the sizes.
+  KokkosSpGEMM::Options tiny_scratch;
+  tiny_scratch.algorithm = KokkosSpGEMM::Algorithm::Hash;
+  tiny_scratch.scratch_bytes = 512;  // long rows need level-2 tables from the pool
+  KokkosSpGEMM::Handle<Exec, double> free_handle(tiny_scratch);
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+  KokkosSpGEMM::spgemm_symbolic(exec, free_handle, da, da, c);
+  KokkosSpGEMM::spgemm_numeric(exec, free_handle, da, da, c);
+  const std::size_t c_bytes = c.nnz() * (sizeof(int) + sizeof(double)) + c.row_map().span() * sizeof(int);
+  // A budget of C plus a little: the pools shrink, the result is still right and the peak stays in the budget.
+  KokkosSpGEMM::Options bounded = tiny_scratch;
+  bounded.memory_budget_bytes = c_bytes + free_handle.peak_extra_bytes() / 4 + 64 * 1024;
+  KokkosSpGEMM::Handle<Exec, double> handle(bounded);
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c2;
+  KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c2);
+  KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c2);
+  const auto cmp = KokkosSpGEMM::compare_to_reference(c2, a, a);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+  EXPECT_LE(handle.peak_extra_bytes(), bounded.memory_budget_bytes) << handle.describe();
+  // A budget smaller than C: refused before the numeric phase touches C, with the sizes in the message.
+  KokkosSpGEMM::Options small = tiny_scratch;
+  small.memory_budget_bytes = c_bytes / 2;
+  KokkosSpGEMM::Handle<Exec, double> refused(small);
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c3;
+  try {
+    KokkosSpGEMM::spgemm_symbolic(exec, refused, da, da, c3);
+    KokkosSpGEMM::spgemm_numeric(exec, refused, da, da, c3);
+    ADD_FAILURE() << "no exception";
+  } catch (const KokkosSpGEMM::OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("budget"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(c3.entries().extent(0), 0u);
+  // Far too small for even the row analysis: refused in the symbolic phase; the handle is usable afterwards.
+  small.memory_budget_bytes = 100;
+  KokkosSpGEMM::Handle<Exec, double> h4(small);
+  EXPECT_THROW(KokkosSpGEMM::spgemm_symbolic(exec, h4, da, da, c3), KokkosSpGEMM::OutOfMemory);
+  EXPECT_FALSE(h4.has_analysis());
+  h4.options().memory_budget_bytes = 0;
+  KokkosSpGEMM::spgemm_symbolic(exec, h4, da, da, c3);
+  KokkosSpGEMM::spgemm_numeric(exec, h4, da, da, c3);
+  EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c3, a, a).ok);
+}
+
+TEST(TEST_CATEGORY, memory_budget_splits_rows_into_blocks) {
+  using Exec = TEST_EXECSPACE;
+  using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  // Many rows, a small C: the row analysis (32 bytes a row) is what does not fit, so rows go in blocks.
+  KokkosSpGEMM::RandomCsrOptions<int> ao, bo;
+  ao.rows = 20000, ao.cols = 2000, ao.mean_per_row = 1, ao.empty_row_fraction = 0.3, ao.power_law = true;
+  bo.rows = 2000, bo.cols = 3000, bo.mean_per_row = 1, bo.long_row_length = 3000;
+  const auto a = KokkosSpGEMM::random_csr<double>(ao, 31);
+  const auto b = KokkosSpGEMM::random_csr<double>(bo, 32);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  KokkosSpGEMM::Handle<Exec, double> free_handle;
+  M c0;
+  KokkosSpGEMM::spgemm_symbolic(exec, free_handle, da, db, c0);
+  const std::size_t c_bytes = static_cast<std::size_t>(free_handle.nnz()) * 12 + (a.num_rows() + 1) * sizeof(int);
+  for (const auto& o0 : all_paths()) {
+    KokkosSpGEMM::Options o = o0;
+    o.memory_budget_bytes = c_bytes + free_handle.kept_bytes() + 200000;
+    KokkosSpGEMM::Handle<Exec, double> h(o);
+    M c;
+    KokkosSpGEMM::spgemm_symbolic(exec, h, da, db, c);
+    EXPECT_GT(h.row_chunks(), 1u) << h.describe();
+    EXPECT_EQ(h.nnz(), free_handle.nnz());
+    EXPECT_EQ(h.products(), free_handle.products());
+    KokkosSpGEMM::spgemm_numeric(exec, h, da, db, c);
+    auto cmp = KokkosSpGEMM::compare_to_reference(c, a, b, o.sorted);
+    EXPECT_TRUE(cmp.ok) << KokkosSpGEMM::algorithm_name(o.algorithm) << ": " << cmp.message;
+    EXPECT_LE(h.peak_extra_bytes(), o.memory_budget_bytes);
+    EXPECT_NE(h.describe().find("row blocks"), std::string::npos);
+    const auto a2 = with_new_values(a, -0.5, 2.0);
+    KokkosSpGEMM::spgemm_numeric(exec, h, KokkosSpGEMM::copy_to(exec, a2), db, c);
+    cmp = KokkosSpGEMM::compare_to_reference(c, a2, b, o.sorted);
+    EXPECT_TRUE(cmp.ok) << "reuse: " << cmp.message;
+  }
+}
+
+TEST(TEST_CATEGORY, allocation_failure_is_out_of_memory) {
+  using Exec = TEST_EXECSPACE;
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";
+  Exec exec;
+  // 2^40 columns: the dense accumulator asks for 9 TB, which no allocator grants.
+  using O = std::int64_t;
+  const O cols = O(1) << 40;
+  const auto a = csr_from_rows<double, O, O>(2, 2, {{{0, 1.0}}, {{1, 2.0}}});
+  const auto b = csr_from_rows<double, O, O>(2, cols, {{{0, 1.0}, {cols - 1, 1.0}}, {{5, 3.0}}});
+  KokkosSpGEMM::Options o;
+  o.algorithm = KokkosSpGEMM::Algorithm::Dense;
+  KokkosSpGEMM::Handle<Exec, double, O, O> handle(o);
+  KokkosSpGEMM::CsrMatrix<double, O, O, Exec::memory_space> c;
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  EXPECT_THROW(KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c), KokkosSpGEMM::OutOfMemory);
+  // Another algorithm on the same handle and operands works afterwards.
+  handle.options().algorithm = KokkosSpGEMM::Algorithm::Hash;
+  KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+  KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+  // (The reference's dense accumulator would itself need 2^40 entries: the three entries are checked here.)
+  const auto hc = KokkosSpGEMM::to_host(c);
+  ASSERT_EQ(hc.nnz(), 3u);
+  EXPECT_EQ(hc.entries()(0), 0);
+  EXPECT_EQ(hc.entries()(1), cols - 1);
+  EXPECT_EQ(hc.entries()(2), 5);
+  EXPECT_EQ(hc.values()(0), 1.0);
+  EXPECT_EQ(hc.values()(1), 1.0);
+  EXPECT_EQ(hc.values()(2), 6.0);
+}
+
+TEST(TEST_CATEGORY, allocation_failure_on_the_device_is_out_of_memory) {
+  using Exec = TEST_EXECSPACE;
+  if (!KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the host spaces' case is the test above";
+  Exec exec;
+  // 4096 rows each meeting one row of 2^26 entries: every team's symbolic level-2 table takes 512 MB from a pool
+  // sized for all teams that run at once (~500 on an H100: ~270 GB), past any device's memory; the symbolic phase
+  // fails at that allocation, before any row is counted.
+  const int long_row = 1 << 26;
+  HostCsr<double> a("a", 4096, 1, 4096), b("b", 1, long_row, long_row);
+  for (int i = 0; i <= 4096; ++i) a.row_map()(i) = i;
+  for (int i = 0; i < 4096; ++i) a.entries()(i) = 0, a.values()(i) = 1.0;
+  b.row_map()(0) = 0;
+  b.row_map()(1) = long_row;
+  for (int j = 0; j < long_row; ++j) b.entries()(j) = j, b.values()(j) = 1.0;
+  KokkosSpGEMM::Handle<Exec, double, int, std::int64_t> handle;
+  KokkosSpGEMM::CsrMatrix<double, int, std::int64_t, Exec::memory_space> c;
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  try {
+    KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+    ADD_FAILURE() << "no exception: " << handle.describe();
+  } catch (const KokkosSpGEMM::OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("spgemm_symbolic"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(handle.has_analysis());
+  // The device is usable afterwards, through the same handle.
+  const auto small = KokkosSpGEMM::rmat<double, int, int>(8, 8, 1);
+  const auto ds = KokkosSpGEMM::copy_to(exec, small);
+  KokkosSpGEMM::Handle<Exec, double, int, int> h2;
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c2;
+  KokkosSpGEMM::spgemm_symbolic(exec, h2, ds, ds, c2);
+  KokkosSpGEMM::spgemm_numeric(exec, h2, ds, ds, c2);
+  EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c2, small, small).ok);
+}
+
+TEST(TEST_CATEGORY, cpu_results_are_identical_run_to_run) {
+  using Exec = TEST_EXECSPACE;
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "on GPUs only deterministic mode promises this";
+  Exec exec;
+  // CPU kernels give each row to one thread, which sums in A's then B's order whatever the thread count (the
+  // OpenMP tests run at 1, 2 and 4 threads): the reference's bits, every run.
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(11, 16, 9);
+  const auto reference = KokkosSpGEMM::reference_spgemm(a, a);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  for (const auto& o : all_paths()) {
+    if (!o.sorted) continue;
+    for (int run = 0; run < 3; ++run) {
+      const auto c = KokkosSpGEMM::spgemm(exec, da, da, o);
+      ASSERT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok);
+      EXPECT_TRUE(bitwise_equal_values(c, reference)) << KokkosSpGEMM::algorithm_name(o.algorithm) << " run " << run;
+    }
+  }
+}
+
+}  // namespace KokkosSpGEMMTest
