@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,20 +48,32 @@ std::vector<Case> suite(bool quick, const std::string& matrices) {
   return s;
 }
 
-void run_case(const Case& cs, int repeat, bool with_deterministic, std::vector<Result>& results) {
-  const HostMatrix a = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.a);
-  const HostMatrix b = cs.b.empty() ? a : KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.b);
+void run_case(const Case& cs, int repeat, bool with_deterministic, const std::vector<std::string>& methods,
+              std::vector<Result>& results) {
+  HostMatrix a = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.a);
+  HostMatrix b = cs.b.empty() ? a : KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.b);
+  // Rows sorted (outside the timing) so that the merging methods run on every case; no other path cares.
+  KokkosSpGEMM::sort_rows(Kokkos::DefaultHostExecutionSpace(), a);
+  if (!cs.b.empty()) KokkosSpGEMM::sort_rows(Kokkos::DefaultHostExecutionSpace(), b);
+  Kokkos::fence();
   Exec exec;
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a);
   const DeviceMatrix db = KokkosSpGEMM::copy_to(exec, b);
   CaseReference ref;
 
-  // Ours (and, with --deterministic, ours in deterministic mode: its cost).
-  for (const bool deterministic : {false, true}) {
-    if (deterministic && !with_deterministic) break;
-    KokkosSpGEMM::Options options;
-    options.deterministic = deterministic;
-    const std::string name = deterministic ? "ours_det" : "ours";
+  // Ours (Auto; with --deterministic, also deterministic mode: its cost; with --methods, each named algorithm).
+  std::vector<std::pair<std::string, KokkosSpGEMM::Options>> variants = {{"ours", KokkosSpGEMM::Options()}};
+  if (with_deterministic) {
+    KokkosSpGEMM::Options det;
+    det.deterministic = true;
+    variants.push_back({"ours_det", det});
+  }
+  for (const std::string& m : methods) {
+    KokkosSpGEMM::Options o;
+    if (!KokkosSpGEMM::parse_algorithm(m, o.algorithm)) throw std::runtime_error("unknown algorithm " + m);
+    variants.push_back({"ours_" + m, o});
+  }
+  for (const auto& [name, options] : variants) {
     KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> handle(options);
     DeviceMatrix c;
     const double one_shot = time_median(repeat, [&] {
@@ -150,6 +163,6 @@ int main(int argc, char* argv[]) {
   PerfArgs args;
   if (!parse_perf_args(argc, argv, "perf_spgemm.csv", args)) return 2;
   return run_suite(suite(args.quick, args.matrices), args, [&](const Case& c, std::vector<Result>& results) {
-    run_case(c, args.repeat, args.deterministic, results);
+    run_case(c, args.repeat, args.deterministic, args.methods, results);
   });
 }

@@ -121,8 +121,9 @@ struct PerfArgs {
   bool deterministic = false;  ///< also time deterministic mode (where the executable supports it)
   int repeat = 5;
   std::string csv;
-  std::string matrices;           ///< the shared SuiteSparse matrices
-  std::vector<std::string> only;  ///< --case NAME, repeatable; empty: every case
+  std::string matrices;              ///< the shared SuiteSparse matrices
+  std::vector<std::string> only;     ///< --case NAME, repeatable; empty: every case
+  std::vector<std::string> methods;  ///< --methods a,b,...: also time ours with these algorithms (PerfSpGEMM)
   bool selected(const std::string& name) const {
     return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
   }
@@ -145,12 +146,21 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.csv = argv[++i];
     } else if (k == "--matrices" && i + 1 < argc) {
       args.matrices = argv[++i];
+    } else if (k == "--methods" && i + 1 < argc) {
+      std::string list = argv[++i];
+      if (list == "all") list = "hash,heap,esc,merge,segmerge,bhsparse,rmerge";
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        if (comma > at) args.methods.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
     } else if (k == "--case" && i + 1 < argc) {
       args.only.push_back(argv[++i]);
     } else if (k.rfind("--kokkos", 0) != 0) {
-      std::fprintf(
-          stderr, "usage: %s [--quick] [--deterministic] [--repeat N] [--csv FILE] [--matrices DIR] [--case NAME]...\n",
-          argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--deterministic] [--repeat N] [--csv FILE] [--matrices DIR] [--case NAME]... "
+                   "[--methods a,b|all]\n",
+                   argv[0]);
       return false;
     }
   }

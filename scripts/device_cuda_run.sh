@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs a prebuilt CUDA build on a GPU machine: unit tests, compute-sanitizer, tool and perf_tests. Expects the
 # binaries in $BIN (default .device/bin) and the shared matrices in $KOKKOSSPGEMM_TEST_MATRICES (default
-# .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, tool, perf, galerkin,
-# split, example (default all). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
+# .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, tool, perf, methods,
+# transpose, galerkin, split, example (default all). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${BIN:-$root/.device/bin}"
 out="${OUT:-$root/device-out}"
 export KOKKOSSPGEMM_TEST_MATRICES="${KOKKOSSPGEMM_TEST_MATRICES:-$root/.device/matrices}"
-stages="${*:-tests sanitize tool perf galerkin split example}"
+stages="${*:-tests sanitize tool perf methods transpose galerkin split example}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 for stage in $stages; do
@@ -38,6 +38,14 @@ for stage in $stages; do
       ;;
     perf)
       "$bin/KokkosSpGEMM_PerfSpGEMM" --csv "$out/perf.csv" ${PERF_ARGS:-} 2>"$out/perf_progress.log" | tee "$out/perf.log"
+      ;;
+    methods)
+      # Every algorithm as its own row next to the peers (PERF_ARGS may narrow it, e.g. --case NAME --repeat 3).
+      "$bin/KokkosSpGEMM_PerfSpGEMM" --methods all --csv "$out/perf_methods.csv" ${PERF_ARGS:-} \
+        2>"$out/perf_methods_progress.log" | tee "$out/perf_methods.log"
+      ;;
+    transpose)
+      "$bin/KokkosSpGEMM_PerfTranspose" --csv "$out/perf_transpose.csv" ${PERF_ARGS:-} 2>&1 | tee "$out/perf_transpose.log"
       ;;
     galerkin)
       "$bin/KokkosSpGEMM_PerfGalerkin" --csv "$out/perf_galerkin.csv" 2>&1 | tee "$out/perf_galerkin.log"

@@ -11,6 +11,8 @@
 #include <KokkosSpGEMM_Options.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
 #include <KokkosSpGEMM_SpGEMM.hpp>
+#include <KokkosSpGEMM_SegmentedMerge.hpp>
+#include <KokkosSpGEMM_SortRows.hpp>
 #include <KokkosSpGEMM_Transpose.hpp>
 #include <KokkosSpGEMM_TransposedProducts.hpp>
 #include <KokkosSpGEMM_Galerkin.hpp>

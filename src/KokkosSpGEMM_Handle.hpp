@@ -6,6 +6,7 @@
 #include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_Options.hpp>
 #include <impl/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/KokkosSpGEMM_RMerge.hpp>
 #include <impl/KokkosSpGEMM_RowBins.hpp>
 
 #include <cstdint>
@@ -54,7 +55,7 @@ class Handle {
   std::size_t peak_extra_bytes() const { return m_peak_extra_bytes; }
   /// Bytes the handle keeps between calls (the numeric phase's row permutation).
   std::size_t kept_bytes() const {
-    std::size_t bytes = m_numeric_bins.perm.span() * sizeof(Ordinal);
+    std::size_t bytes = (m_numeric_bins.perm.span() + m_product_bins.perm.span()) * sizeof(Ordinal);
     for (const Handle& part : m_chunks) bytes += part.kept_bytes();
     return bytes;
   }
@@ -82,8 +83,16 @@ class Handle {
     }
     s << "  symbolic bins (by products, clipped to B's columns):\n";
     for (const auto& c : m_symbolic_configs) s << Impl::describe_bin(c) << "\n";
+    if (m_options.algorithm == Algorithm::RMerge) {
+      s << "  rmerge: rounds of merges of at most " << Impl::rmerge_width<ExecSpace>()
+        << " rows each (no bins); largest intermediate " << m_symbolic_pool_bytes << " B\n";
+    }
     s << "  numeric bins (by exact row size):\n";
     for (const auto& c : m_numeric_configs) s << Impl::describe_bin(c) << "\n";
+    if (!m_product_configs.empty()) {
+      s << "  numeric bins of the sorted-row kernels (by products):\n";
+      for (const auto& c : m_product_configs) s << Impl::describe_bin(c) << "\n";
+    }
     s << "  memory pool: symbolic " << m_symbolic_pool_bytes << " B, numeric " << m_numeric_pool_bytes
       << " B; peak extra " << m_peak_extra_bytes << " B; kept between calls " << kept_bytes() << " B\n";
     return s.str();
@@ -97,6 +106,8 @@ class Handle {
   std::size_t m_peak_extra_bytes = 0, m_symbolic_pool_bytes = 0, m_numeric_pool_bytes = 0;
   std::vector<Impl::BinConfig> m_symbolic_configs, m_numeric_configs;
   Impl::RowBins<Ordinal, memory_space> m_numeric_bins;
+  std::vector<Impl::BinConfig> m_product_configs;  // numeric configs of the sorted-row kernels' bins
+  Impl::RowBins<Ordinal, memory_space> m_product_bins;
   std::vector<Handle> m_chunks;             // one analysis per block of rows, when the budget asks for blocks
   std::vector<std::int64_t> m_chunk_first;  // first row of each block
 };

@@ -8,11 +8,19 @@
 
 namespace KokkosSpGEMM {
 
-/// Row accumulation method. Auto picks per bin from the analysis (see Handle::describe()).
+/// Row accumulation method. Auto picks per bin from the analysis (see Handle::describe()). The sorted-row methods
+/// (Heap, Merge, SegMerge, BhSparse, RMerge) need B's rows sorted by column and throw InvalidInput otherwise; they
+/// write C sorted whatever Options::sorted says. Esc accepts unsorted B.
 enum class Algorithm {
-  Auto,  ///< Hash on GPUs; on CPUs Dense when B has at most dense_max_columns columns, else Hash.
-  Hash,  ///< Binned pipeline: hash table in team scratch, spilling to a global memory pool (kkSpGEMM §3.1).
-  Dense  ///< Dense accumulator of B.num_cols() entries per thread, from the memory pool (CPU spaces).
+  Auto,      ///< Hash on GPUs; on CPUs Dense when B has at most dense_max_columns columns, else Hash.
+  Hash,      ///< Binned pipeline: hash table in team scratch, spilling to a global memory pool (kkSpGEMM §3.1).
+  Dense,     ///< Dense accumulator of B.num_cols() entries per thread, from the memory pool (CPU spaces).
+  Heap,      ///< bhSPARSE heap method on every row: one thread per row, k-way merge with a min-heap.
+  Esc,       ///< bhSPARSE ESC method on every row: expand, sort, compress, one team per row.
+  Merge,     ///< bhSPARSE merge method on every row: one team per row merges B's rows pairwise by merge path.
+  SegMerge,  ///< Segmented merge (Ji et al.) over whole bins of rows: equal work per thread whatever the rows.
+  BhSparse,  ///< bhSPARSE's bins: heap for rows of up to 32 products, ESC up to 2048, merge beyond.
+  RMerge     ///< Iterative row merging (Gremse et al.): sub-warps of W lanes merge at most W rows of B per round.
 };
 
 inline const char* algorithm_name(Algorithm a) {
@@ -23,22 +31,49 @@ inline const char* algorithm_name(Algorithm a) {
       return "hash";
     case Algorithm::Dense:
       return "dense";
+    case Algorithm::Heap:
+      return "heap";
+    case Algorithm::Esc:
+      return "esc";
+    case Algorithm::Merge:
+      return "merge";
+    case Algorithm::SegMerge:
+      return "segmerge";
+    case Algorithm::BhSparse:
+      return "bhsparse";
+    case Algorithm::RMerge:
+      return "rmerge";
   }
   return "?";
 }
 
+inline std::vector<Algorithm> all_algorithms() {
+  return {Algorithm::Auto,  Algorithm::Hash,     Algorithm::Dense,    Algorithm::Heap,  Algorithm::Esc,
+          Algorithm::Merge, Algorithm::SegMerge, Algorithm::BhSparse, Algorithm::RMerge};
+}
+
 /// The names accepted by parse_algorithm (and the tool's --algorithm), one per algorithm.
-inline std::vector<std::string> algorithm_names() { return {"auto", "hash", "dense"}; }
+inline std::vector<std::string> algorithm_names() {
+  std::vector<std::string> names;
+  for (Algorithm a : all_algorithms()) names.push_back(algorithm_name(a));
+  return names;
+}
 
 /// Returns false if the name is unknown.
 inline bool parse_algorithm(const std::string& name, Algorithm& out) {
-  for (Algorithm a : {Algorithm::Auto, Algorithm::Hash, Algorithm::Dense}) {
+  for (Algorithm a : all_algorithms()) {
     if (name == algorithm_name(a)) {
       out = a;
       return true;
     }
   }
   return false;
+}
+
+/// True for the methods that merge sorted rows of B (and so need them sorted).
+inline bool needs_sorted_b(Algorithm a) {
+  return a == Algorithm::Heap || a == Algorithm::Merge || a == Algorithm::SegMerge || a == Algorithm::BhSparse ||
+         a == Algorithm::RMerge;
 }
 
 /// Multiplication order of a triple product R*A*P (see galerkin_symbolic).

@@ -83,6 +83,9 @@ void spgemm_symbolic(const ExecSpace& exec, HandleT& handle, const AMatrix& a, c
   Impl::check_types<ExecSpace, HandleT, AMatrix, BMatrix, CMatrix>();
   Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_symbolic");
   Impl::check_operands(exec, "spgemm_symbolic", a, b);
+  if (needs_sorted_b(handle.options().algorithm)) {
+    Impl::check_rows_sorted(exec, "spgemm_symbolic", "B", algorithm_name(handle.options().algorithm), b);
+  }
   handle.reset();
   try {
     Impl::translate_allocation_failure("spgemm_symbolic", [&] {

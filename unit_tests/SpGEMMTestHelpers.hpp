@@ -87,6 +87,22 @@ void expect_matches_reference(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>&
                       << "): " << cmp.message;
 }
 
+/// A (3 x 1000) and B (1000 x 4000) where row 1 of C has 1e5 products over 4,000 columns (rows of B repeat
+/// columns): the largest bins, the pools, and long merges.
+inline std::pair<HostCsr<double>, HostCsr<double>> one_long_row_case() {
+  std::vector<std::vector<std::pair<int, double>>> a_rows(3), b_rows(1000);
+  for (int k = 0; k < 1000; ++k) a_rows[1].push_back({k, 1.0 + k % 7});
+  a_rows[2].push_back({5, 2.0});
+  std::uint64_t x = 12345;
+  for (int k = 0; k < 1000; ++k) {
+    for (int j = 0; j < 100; ++j) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      b_rows[k].push_back({static_cast<int>((x >> 33) % 4000), 0.5 + j % 3});
+    }
+  }
+  return {csr_from_rows<double>(3, 1000, a_rows), csr_from_rows<double>(1000, 4000, b_rows)};
+}
+
 /// Pairs of compatible random shapes (A, B): 0 x n, n x 0, rectangular with empty rows, power-law rows, one long
 /// row, duplicate-heavy (columns from a pool of 8).
 inline std::vector<std::pair<KokkosSpGEMM::RandomCsrOptions<int>, KokkosSpGEMM::RandomCsrOptions<int>>>

@@ -89,20 +89,9 @@ TEST(TEST_CATEGORY, spgemm_one_by_one_and_empty_rows) {
 }
 
 TEST(TEST_CATEGORY, spgemm_one_long_row) {
-  // One row of C with 100,000 products over 4,000 columns: exercises the largest bins and the pool.
-  std::vector<std::vector<std::pair<int, double>>> a_rows(3), b_rows(1000);
-  for (int k = 0; k < 1000; ++k) a_rows[1].push_back({k, 1.0 + k % 7});
-  a_rows[2].push_back({5, 2.0});
-  std::uint64_t x = 12345;
-  for (int k = 0; k < 1000; ++k) {
-    for (int j = 0; j < 100; ++j) {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      b_rows[k].push_back({static_cast<int>((x >> 33) % 4000), 0.5 + j % 3});
-    }
-  }
-  // Duplicate columns inside a row of B are summed like any other products.
-  const auto a = csr_from_rows<double>(3, 1000, a_rows);
-  const auto b = csr_from_rows<double>(1000, 4000, b_rows);
+  // One row of C with 100,000 products over 4,000 columns: exercises the largest bins and the pool. Duplicate
+  // columns inside a row of B are summed like any other products.
+  const auto [a, b] = one_long_row_case();
   for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, b, o, "one row with 1e5 products");
 }
 

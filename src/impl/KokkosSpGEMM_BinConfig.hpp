@@ -20,8 +20,37 @@ enum class RowKernel {
   Single,      ///< bin 1: every product lands in one column
   ThreadRows,  ///< one thread (its vector lanes on GPUs) per row, several rows per team, table in scratch
   TeamRow,     ///< one team per row: level-1 table in scratch, level-2 table from the pool when it overflows
-  Dense        ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
+  Dense,       ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
+  Heap,        ///< one thread per row, k-way merge with a min-heap (bhSPARSE heap method); rows by products
+  Esc,         ///< one team per row: expand, sort, compress (bhSPARSE ESC); rows by products
+  Merge,       ///< one team per row: pairwise merge-path rounds (bhSPARSE merge); rows by products
+  SegMerge     ///< groups of rows through the segmented merge primitive (Ji et al.); rows by products
 };
+
+/// Kernels that write sorted rows by merging or sorting products: their numeric phase runs on the symbolic
+/// phase's bins (by products), since their work follows the products, not the size of C's row.
+inline bool is_product_kernel(RowKernel k) {
+  return k == RowKernel::Heap || k == RowKernel::Esc || k == RowKernel::Merge || k == RowKernel::SegMerge;
+}
+
+/// The sorted-row kernel an algorithm gives a bin of rows with this bound, or Empty for the hash/dense family.
+inline RowKernel product_kernel_for(Algorithm a, std::int64_t bound) {
+  switch (a) {
+    case Algorithm::Heap:
+      return RowKernel::Heap;
+    case Algorithm::Esc:
+      return RowKernel::Esc;
+    case Algorithm::Merge:
+      return RowKernel::Merge;
+    case Algorithm::SegMerge:
+      return RowKernel::SegMerge;
+    case Algorithm::BhSparse:
+      // bhSPARSE's split: the heap while a row is short, ESC while its products fit a team's scratch, merge beyond.
+      return bound <= 32 ? RowKernel::Heap : bound <= 2048 ? RowKernel::Esc : RowKernel::Merge;
+    default:
+      return RowKernel::Empty;
+  }
+}
 
 inline const char* row_kernel_name(RowKernel k) {
   switch (k) {
@@ -36,6 +65,14 @@ inline const char* row_kernel_name(RowKernel k) {
       return "team-row/hash-scratch";
     case RowKernel::Dense:
       return "thread-row/dense-pool";
+    case RowKernel::Heap:
+      return "thread-row/heap";
+    case RowKernel::Esc:
+      return "team-row/esc";
+    case RowKernel::Merge:
+      return "team-row/merge-path";
+    case RowKernel::SegMerge:
+      return "bin/segmented-merge";
   }
   return "?";
 }
@@ -51,6 +88,7 @@ struct BinConfig {
   std::int64_t l1_entries = 0;  ///< scratch table slots per row (power of two)
   bool may_spill = false;       ///< rows may need a level-2 table from the pool
   std::int64_t l2_entries = 0;  ///< level-2 table slots (power of two), or dense accumulator width
+  std::int64_t scratch = 0;     ///< ESC/merge: scratch bytes a team uses for its buffers
 };
 
 /// The scratch bytes a team may use: the option, else the backend default, never more than the runtime maximum.
@@ -87,6 +125,18 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     return c;
   }
   const std::int64_t budget = scratch_budget<ExecSpace>(options);
+  const RowKernel sorted_kernel = product_kernel_for(options.algorithm, c.bound);
+  if (sorted_kernel != RowKernel::Empty) {
+    c.kernel = sorted_kernel;
+    c.scratch = budget - 64;
+    if (sorted_kernel == RowKernel::Heap) {
+      c.team_size = Traits::is_gpu ? 32 : 1;
+      c.rows_per_team = c.team_size;
+    } else if (sorted_kernel != RowKernel::SegMerge && Traits::is_gpu) {
+      c.team_size = c.bound <= 512 ? 64 : c.bound <= 8192 ? 128 : 256;
+    }
+    return c;
+  }
   // Load factor at most 1/2: short probe sequences.
   const std::int64_t table = static_cast<std::int64_t>(bit_ceil_u64(2 * static_cast<std::uint64_t>(c.bound)));
   // On CPUs the dense accumulator beat the scratch hash on every matrix measured (perf_tests/NOTES.md: 2 to 7x up to

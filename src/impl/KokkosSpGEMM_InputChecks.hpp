@@ -92,6 +92,31 @@ void check_csr(const ExecSpace& exec, const char* function, const char* name, co
   }
 }
 
+/// For the methods that merge rows: every row sorted by column (repeats allowed). InvalidInput names the row.
+template <class ExecSpace, class Matrix>
+void check_rows_sorted(const ExecSpace& exec, const char* function, const char* name, const char* method,
+                       const Matrix& m) {
+  const auto row_map = m.row_map();
+  const auto cols = m.entries();
+  constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  std::int64_t bad = none;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::InputChecks::rows_sorted", Kokkos::RangePolicy<ExecSpace>(exec, 0, m.num_rows()),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first_bad) {
+        for (auto e = row_map(i) + 1; e < row_map(i + 1); ++e) {
+          if (cols(e) < cols(e - 1)) {
+            if (i < first_bad) first_bad = i;
+            return;
+          }
+        }
+      },
+      Kokkos::Min<std::int64_t>(bad));
+  KOKKOSSPGEMM_REQUIRE(bad == none, InvalidInput, function,
+                       "algorithm '" << method << "' merges sorted rows, but row " << bad << " of " << name
+                                     << " is not sorted by column: sort the rows (KokkosSpGEMM::sort_rows) or use "
+                                        "algorithm 'hash' or 'esc'");
+}
+
 template <class ExecSpace, class AMatrix, class BMatrix>
 void check_operands(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b) {
   KOKKOSSPGEMM_REQUIRE(a.num_cols() == b.num_rows(), DimensionMismatch, function,

@@ -6,6 +6,7 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
 #include <impl/KokkosSpGEMM_MultiplyViews.hpp>
+#include <impl/KokkosSpGEMM_RMerge.hpp>
 #include <impl/KokkosSpGEMM_RowKernelLaunch.hpp>
 
 namespace KokkosSpGEMM {
@@ -39,8 +40,17 @@ template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMa
 void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
   const std::size_t pool_budget = prepare_numeric_output(handle, c);
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
-  const std::size_t pool =
-      launch_row_kernels<true>(exec, v, handle.m_numeric_bins, handle.m_numeric_configs, handle.options(), pool_budget);
+  std::size_t pool = 0;
+  if (handle.options().algorithm == Algorithm::RMerge) {
+    pool = rmerge_multiply<true>(exec, v, a.num_rows());
+  } else {
+    pool = launch_row_kernels<true>(exec, v, handle.m_numeric_bins, handle.m_numeric_configs, handle.options(),
+                                    pool_budget);
+    if (!handle.m_product_configs.empty()) {
+      pool = max_of(pool, launch_row_kernels<true>(exec, v, handle.m_product_bins, handle.m_product_configs,
+                                                   handle.options(), pool_budget));
+    }
+  }
   handle.m_numeric_pool_bytes = pool;
   handle.m_peak_extra_bytes = max_of(handle.m_peak_extra_bytes, pool + handle.kept_bytes());
 }

@@ -6,7 +6,11 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Options.hpp>
 #include <impl/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/KokkosSpGEMM_EscRowKernel.hpp>
 #include <impl/KokkosSpGEMM_HashRowKernels.hpp>
+#include <impl/KokkosSpGEMM_HeapRowKernel.hpp>
+#include <impl/KokkosSpGEMM_MergeRowKernel.hpp>
+#include <impl/KokkosSpGEMM_SegmentedMergeRows.hpp>
 #include <impl/KokkosSpGEMM_SmallRowKernels.hpp>
 
 #include <cstdint>
@@ -40,6 +44,46 @@ std::int64_t budgeted_pool_chunks(const ExecSpace& exec, const BinConfig& c, std
     chunks = min_of<std::int64_t>(chunks, static_cast<std::int64_t>(pool_budget / chunk_bytes));
   }
   return chunks;
+}
+
+/// Largest products and largest row of A among rows perm[first, first + rows): the pool chunk sizes of the
+/// sorted-row kernels.
+template <class ExecSpace, class Views, class Perm>
+void bin_row_maxima(const ExecSpace& exec, const Views& v, const Perm& perm, std::int64_t first, std::int64_t rows,
+                    std::int64_t& max_products, std::int64_t& max_a_len) {
+  using Ordinal = typename Views::ordinal_type;
+  max_products = 0;
+  max_a_len = 0;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::RowKernels::bin_maxima", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& mp, std::int64_t& ma) {
+        const Ordinal row = perm(first + r);
+        std::int64_t p = 0;
+        for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+          const Ordinal k = v.a_cols(e);
+          p += static_cast<std::int64_t>(v.b_rows(k + 1) - v.b_rows(k));
+        }
+        const std::int64_t a = v.a_rows(row + 1) - v.a_rows(row);
+        if (p > mp) mp = p;
+        if (a > ma) ma = a;
+      },
+      Kokkos::Max<std::int64_t>(max_products), Kokkos::Max<std::int64_t>(max_a_len));
+}
+
+/// Pool bytes a sorted-row kernel may hold at once without a budget: takers beyond it wait for a release.
+constexpr std::size_t sorted_pool_cap_bytes = std::size_t(1) << 28;
+
+/// Chunks for a sorted-row kernel's pool: one per concurrent taker (takers_per_team per team), at most the rows,
+/// within sorted_pool_cap_bytes and the memory budget, at least one.
+template <class ExecSpace>
+std::int64_t sorted_pool_chunks(const ExecSpace& exec, const BinConfig& c, std::size_t chunk_bytes, int takers_per_team,
+                                const Options& options, std::size_t pool_budget, const char* phase) {
+  BinConfig per_taker = c;
+  per_taker.team_size = c.team_size / takers_per_team;
+  per_taker.vector_length = 1;
+  std::int64_t chunks = budgeted_pool_chunks(exec, per_taker, chunk_bytes, options, pool_budget, phase);
+  return max_of<std::int64_t>(
+      1, min_of<std::int64_t>(chunks, static_cast<std::int64_t>(sorted_pool_cap_bytes / chunk_bytes)));
 }
 
 /// Runs the bins' kernels; returns the largest pool it allocated, in bytes. pool_budget (0: none) bounds each pool.
@@ -83,6 +127,72 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
         typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, c.vector_length);
         policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(k.l1_entries)));
         Kokkos::parallel_for(phase + "team_row_bin_" + std::to_string(c.bin), policy, k);
+        break;
+      }
+      case RowKernel::Heap: {
+        using Kernel = HeapRowsKernel<ExecSpace, Numeric, Views, Perm>;
+        std::int64_t max_products = 0, max_a_len = 0;
+        bin_row_maxima(exec, v, bins.perm, first, c.rows, max_products, max_a_len);
+        Pool pool;
+        if (max_a_len > Kernel::scratch_slots) {
+          const std::size_t chunk = Kernel::chunk_bytes(max_a_len);
+          pool = Pool(exec, sorted_pool_chunks(exec, c, chunk, c.team_size, options, pool_budget, phase_name), chunk,
+                      false);
+          pool_peak = max_of(pool_peak, pool.total_bytes());
+        }
+        Kernel k{v, bins.perm, first, c.rows, c.rows_per_team, pool};
+        const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
+        typename Kernel::Policy policy(exec, league, c.team_size, 1);
+        policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(c.rows_per_team)));
+        Kokkos::parallel_for(phase + "heap_bin_" + std::to_string(c.bin), policy, k);
+        break;
+      }
+      case RowKernel::Esc: {
+        using Kernel = EscRowKernel<ExecSpace, Numeric, Views, Perm>;
+        std::int64_t max_products = 0, max_a_len = 0;
+        bin_row_maxima(exec, v, bins.perm, first, c.rows, max_products, max_a_len);
+        // Products that fit the scratch budget with the two shared counters and the values' alignment padding.
+        const std::int64_t capacity = (c.scratch - 2 * static_cast<std::int64_t>(sizeof(std::int64_t)) - 16) /
+                                      static_cast<std::int64_t>(Kernel::entry_bytes);
+        Pool pool;
+        if (max_products > capacity) {
+          const std::size_t chunk = Kernel::chunk_bytes(max_products);
+          pool = Pool(exec, sorted_pool_chunks(exec, c, chunk, 1, options, pool_budget, phase_name), chunk, false);
+          pool_peak = max_of(pool_peak, pool.total_bytes());
+        }
+        Kernel k{v, bins.perm, first, capacity, max_products, pool};
+        typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, 1);
+        policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(capacity)));
+        Kokkos::parallel_for(phase + "esc_bin_" + std::to_string(c.bin), policy, k);
+        break;
+      }
+      case RowKernel::Merge: {
+        using Kernel = MergeRowKernel<ExecSpace, Numeric, Views, Perm>;
+        std::int64_t max_products = 0, max_a_len = 0;
+        bin_row_maxima(exec, v, bins.perm, first, c.rows, max_products, max_a_len);
+        const std::size_t scratch = static_cast<std::size_t>(c.scratch) - 2 * sizeof(std::int64_t);
+        Pool pool;
+        if (Kernel::work_bytes(max_products, max_a_len) > scratch) {
+          const std::size_t chunk = Kernel::work_bytes(max_products, max_a_len);
+          pool = Pool(exec, sorted_pool_chunks(exec, c, chunk, 1, options, pool_budget, phase_name), chunk, false);
+          pool_peak = max_of(pool_peak, pool.total_bytes());
+        }
+        Kernel k{v, bins.perm, first, scratch, max_products, max_a_len, pool};
+        typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, 1);
+        policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(scratch)));
+        Kokkos::parallel_for(phase + "merge_bin_" + std::to_string(c.bin), policy, k);
+        break;
+      }
+      case RowKernel::SegMerge: {
+        // Groups of rows of about 2^25 products (or what the budget leaves): the expanded arrays take two copies.
+        std::int64_t group = std::int64_t(1) << 25;
+        const std::size_t per_element = 2 * (sizeof(Ordinal) + (Numeric ? sizeof(typename Views::scalar_type) : 0)) + 8;
+        if (pool_budget > 0) group = min_of<std::int64_t>(group, static_cast<std::int64_t>(pool_budget / per_element));
+        if (options.pool_bytes_limit > 0) {
+          group = min_of<std::int64_t>(group, static_cast<std::int64_t>(options.pool_bytes_limit / per_element));
+        }
+        pool_peak = max_of(pool_peak, segmented_merge_rows<Numeric>(exec, v, bins.perm, first, c.rows,
+                                                                    max_of<std::int64_t>(group, 1)));
         break;
       }
       case RowKernel::Dense: {

@@ -6,7 +6,9 @@
 
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
+#include <impl/KokkosSpGEMM_MergePath.hpp>
 #include <impl/KokkosSpGEMM_MultiplyViews.hpp>
+#include <impl/KokkosSpGEMM_RMerge.hpp>
 #include <impl/KokkosSpGEMM_RowBins.hpp>
 #include <impl/KokkosSpGEMM_RowBounds.hpp>
 #include <impl/KokkosSpGEMM_RowKernelLaunch.hpp>
@@ -25,10 +27,20 @@ struct ProductBound {
   }
 };
 
-template <class Sizes>
+/// Which product bins run a sorted-row kernel (whose rows the numeric phase takes from the product bins).
+struct ProductBinMask {
+  bool product[num_row_bins] = {};
+};
+
+/// Exact row sizes for the numeric binning; rows of product-kernel bins count as empty there (bin 0: no work).
+template <class Views>
 struct ExactSize {
-  Sizes sizes;
-  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const { return sizes(i); }
+  Views v;
+  ProductBinMask mask;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const {
+    const auto row = static_cast<typename Views::ordinal_type>(i);
+    return mask.product[row_bin_of(v.row_bound(row))] ? 0 : v.row_sizes(i);
+  }
 };
 
 /// Order-sensitive hash of a pattern (row map and columns), for the optional reuse check.
@@ -68,6 +80,50 @@ StructureSignature signature_of(const ExecSpace& exec, const Handle& handle, con
   return s;
 }
 
+/// Auto's per-bin choice for the numeric phase on GPUs with sorted output (perf_tests/NOTES.md, v4): bins of rows
+/// with more than 512 products (past the hash kernel's in-table rank sort, so its rows need a bitonic sort pass)
+/// whose products barely compress (fewer than 2 per entry of C) are merged instead: the rows of B are already
+/// sorted runs, and merging them costs less than hashing then sorting nearly as many entries.
+constexpr int auto_merge_first_bin = 11;  // bound > 512
+constexpr std::int64_t auto_merge_max_compression = 2;
+
+template <class ExecSpace, class Views>
+void choose_auto_merge_bins(const ExecSpace& exec, const Views& v, std::int64_t rows, ProductBinMask& mask) {
+  using Space = typename ExecSpace::memory_space;
+  using Ordinal = typename Views::ordinal_type;
+  Kokkos::View<std::int64_t*, Space> totals("KokkosSpGEMM::Symbolic::bin_totals", 2 * num_row_bins);
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Symbolic::bin_totals", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const int b = row_bin_of(v.row_bound(static_cast<Ordinal>(i)));
+        if (b < auto_merge_first_bin) return;
+        Kokkos::atomic_add(&totals(2 * b), v.row_products(i));
+        Kokkos::atomic_add(&totals(2 * b + 1), v.row_sizes(i));
+      });
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
+  bool any = false;
+  for (int b = auto_merge_first_bin; b < num_row_bins; ++b) {
+    const std::int64_t products = host(2 * b), size = host(2 * b + 1);
+    if (products > 0 && products < auto_merge_max_compression * size) mask.product[b] = any = true;
+  }
+  if (!any) return;
+  // Merging needs B's rows sorted; Auto accepts any B, so it keeps hashing when they are not.
+  std::int64_t unsorted = 0;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::Symbolic::b_rows_sorted", Kokkos::RangePolicy<ExecSpace>(exec, 0, v.b_cols.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t e, std::int64_t& bad) {
+        if (e > 0 && v.b_cols(e) < v.b_cols(e - 1)) {
+          // A fall inside a row (not at a row start) breaks the order.
+          const std::int64_t k = last_at_or_below(v.b_rows, v.b_rows.extent(0) - 1, e);
+          if (static_cast<std::int64_t>(v.b_rows(k)) != e) ++bad;
+        }
+      },
+      unsorted);
+  if (unsorted > 0) {
+    for (int b = 0; b < num_row_bins; ++b) mask.product[b] = false;
+  }
+}
+
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
   using Ordinal = typename CMatrix::ordinal_type;
@@ -93,10 +149,18 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   v.row_products = products;
   v.row_sizes = Kokkos::View<std::int64_t*, Space>("KokkosSpGEMM::Symbolic::row_sizes", rows);
 
+  const bool rmerge = handle.options().algorithm == Algorithm::RMerge;
   const auto bins = bin_rows(exec, rows, ProductBound<decltype(v)>{v});
-  handle.m_symbolic_configs = configure_bins<ExecSpace, Ordinal, Scalar, false>(bins, b.num_cols(), handle.options());
-  handle.m_symbolic_pool_bytes = launch_row_kernels<false>(exec, v, bins, handle.m_symbolic_configs, handle.options(),
-                                                           budget > 0 ? budget - first_bytes : 0);
+  ProductBinMask mask;
+  if (rmerge) {
+    handle.m_symbolic_configs.clear();
+    handle.m_symbolic_pool_bytes = rmerge_multiply<false>(exec, v, rows);
+  } else {
+    handle.m_symbolic_configs = configure_bins<ExecSpace, Ordinal, Scalar, false>(bins, b.num_cols(), handle.options());
+    handle.m_symbolic_pool_bytes = launch_row_kernels<false>(exec, v, bins, handle.m_symbolic_configs, handle.options(),
+                                                             budget > 0 ? budget - first_bytes : 0);
+    for (const BinConfig& cfg : handle.m_symbolic_configs) mask.product[cfg.bin] = is_product_kernel(cfg.kernel);
+  }
 
   std::int64_t nnz = 0;
   const auto sizes = v.row_sizes;
@@ -115,9 +179,31 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
         if (final) row_map(i + 1) = static_cast<Offset>(partial);
       });
 
-  handle.m_numeric_bins = bin_rows(exec, rows, ExactSize<decltype(sizes)>{sizes});
-  handle.m_numeric_configs =
-      configure_bins<ExecSpace, Ordinal, Scalar, true>(handle.m_numeric_bins, b.num_cols(), handle.options());
+  // Rows of the hash/dense family are binned again by exact size; sorted-row kernels keep the product bins.
+  handle.m_product_configs.clear();
+  handle.m_product_bins = decltype(handle.m_product_bins)();
+  const Options& options = handle.options();
+  if (options.algorithm == Algorithm::Auto && BackendTraits<ExecSpace>::is_gpu && options.sorted &&
+      !options.deterministic) {
+    choose_auto_merge_bins(exec, v, rows, mask);
+  }
+  if (!rmerge) {
+    Options hash_family = handle.options();
+    if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
+    handle.m_numeric_bins = bin_rows(exec, rows, ExactSize<decltype(v)>{v, mask});
+    handle.m_numeric_configs =
+        configure_bins<ExecSpace, Ordinal, Scalar, true>(handle.m_numeric_bins, b.num_cols(), hash_family);
+    // Bins the symbolic phase ran with a sorted-row kernel keep it; bins Auto moved to merging get the merge kernel.
+    Options product_family = handle.options();
+    if (product_kernel_for(product_family.algorithm, 2) == RowKernel::Empty)
+      product_family.algorithm = Algorithm::Merge;
+    for (const BinConfig& cfg : configure_bins<ExecSpace, Ordinal, Scalar, true>(bins, b.num_cols(), product_family)) {
+      if (mask.product[cfg.bin]) handle.m_product_configs.push_back(cfg);
+    }
+    if (!handle.m_product_configs.empty()) handle.m_product_bins = bins;
+  } else {
+    handle.m_numeric_configs.clear();
+  }
   handle.m_nnz = nnz;
   handle.m_products = totals.products;
   handle.m_max_row_products = totals.max_products;

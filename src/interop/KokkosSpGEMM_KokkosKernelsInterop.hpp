@@ -15,15 +15,26 @@
 #include <KokkosKernels_Handle.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spgemm.hpp>
+#if defined(KOKKOSKERNELS_VERSION)
+#include <KokkosSparse_SortCrs.hpp>
+#include <KokkosSparse_Utils.hpp>
+#else
+#include <KokkosKernels_SparseUtils.hpp>
+#endif
 
 namespace KokkosSpGEMM {
 namespace Interop {
 
-// The view-level SpGEMM entry points moved from KokkosSparse::Experimental (3.x) to KokkosSparse (4.x).
+// The view-level SpGEMM entry points moved from KokkosSparse::Experimental (3.x) to KokkosSparse (4.x); the
+// transpose and row sort (the transpose benchmark's peers) from KokkosKernels::Impl to KokkosSparse(::Impl).
 #if defined(KOKKOSKERNELS_VERSION)
 namespace kk_sparse = ::KokkosSparse;
+namespace kk_transpose = ::KokkosSparse::Impl;
+namespace kk_sort = ::KokkosSparse;
 #else
 namespace kk_sparse = ::KokkosSparse::Experimental;
+namespace kk_transpose = ::KokkosKernels::Impl;
+namespace kk_sort = ::KokkosKernels::Impl;
 #endif
 
 template <class ExecSpace, class S, class O, class F>

@@ -30,7 +30,7 @@ const char* usage =
     "                   (--host-fraction: that share of the products on the host, the rest on the device, at once)\n"
     "  kokkosspgemm rap --a A --p P [--r R] [--order auto|left|right] [--out Ac.mtx] [--repeat N] [--check]\n"
     "                   (R defaults to P^T; left: (R*A)*P, right: R*(A*P))\n"
-    "  kokkosspgemm transpose --a A --out AT.mtx\n"
+    "  kokkosspgemm transpose --a A --out AT.mtx [--method auto|segmerge|rowsort] [--repeat N]\n"
     "  kokkosspgemm list-algorithms\n"
     "Each matrix (A, B, P, R; B defaults to A) is:\n";
 
@@ -55,7 +55,8 @@ Args parse(int argc, char* argv[], int first) {
                                                "--order",
                                                "--scratch-bytes",
                                                "--host-fraction",
-                                               "--check-rows"};
+                                               "--check-rows",
+                                               "--method"};
   const std::vector<std::string> flags = {"--transpose-b", "--unsorted", "--check", "--deterministic"};
   Args a;
   for (int i = first; i < argc; ++i) {
@@ -138,6 +139,8 @@ int multiply(const Args& args) {
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a);
   DeviceMatrix db = KokkosSpGEMM::copy_to(exec, b);
   if (args.has("--transpose-b")) db = KokkosSpGEMM::transpose(exec, db);
+  // The merging methods need B's rows sorted (the library throws otherwise): the tool sorts them for the user.
+  if (KokkosSpGEMM::needs_sorted_b(options.algorithm)) KokkosSpGEMM::sort_rows(exec, db);
 
   options.host_fraction = std::atof(args.get("--host-fraction", "0").c_str());
   if (options.host_fraction > 0) return multiply_split(args, options, a, da, db, repeat);
@@ -292,12 +295,28 @@ int transpose(const Args& args) {
   const std::string a_spec = args.get("--a"), out = args.get("--out");
   KOKKOSSPGEMM_REQUIRE(!a_spec.empty() && !out.empty(), KokkosSpGEMM::InvalidInput, "kokkosspgemm",
                        "transpose needs --a and --out");
+  const std::string method_name = args.get("--method", "auto");
+  using M = KokkosSpGEMM::TransposeMethod;
+  const M method = method_name == "segmerge" ? M::SegmentedMerge : method_name == "rowsort" ? M::RowSort : M::Auto;
+  KOKKOSSPGEMM_REQUIRE(method != M::Auto || method_name == "auto", KokkosSpGEMM::InvalidInput, "kokkosspgemm",
+                       "unknown transpose method '" << method_name << "' (auto, segmerge or rowsort)");
+  const int repeat = std::max(1, std::atoi(args.get("--repeat", "1").c_str()));
   Exec exec;
-  const DeviceMatrix at = KokkosSpGEMM::transpose(
-      exec, KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(a_spec)));
+  const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(a_spec));
+  DeviceMatrix at;
+  std::vector<double> seconds;
+  for (int r = 0; r < repeat; ++r) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    at = KokkosSpGEMM::transpose(exec, da, method);
+    Kokkos::fence();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
   KokkosSpGEMM::write_matrix_market(out, at);
-  std::printf("wrote %s: %lld x %lld, nnz %zu\n", out.c_str(), (long long)at.num_rows(), (long long)at.num_cols(),
-              at.nnz());
+  std::printf("wrote %s: %lld x %lld, nnz %zu; transpose (%s) %.6f s (median of %d)\n", out.c_str(),
+              (long long)at.num_rows(), (long long)at.num_cols(), at.nnz(), method_name.c_str(),
+              seconds[seconds.size() / 2], repeat);
   return 0;
 }
 
