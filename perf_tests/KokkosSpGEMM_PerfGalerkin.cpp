@@ -191,7 +191,7 @@ void run_rap(const Case& cs, int repeat, std::vector<Result>& results) {
       });
       results.push_back(
           {cs.name, "cusparse_chained_oneshot", one_shot, second.nnz(), products, buffers,
-           check_unsorted(from_cusparse(second, dr.num_rows(), dp.num_cols()), refs.get(TripleOrder::RightFirst))});
+           check_unsorted(from_peer(second, dr.num_rows(), dp.num_cols()), refs.get(TripleOrder::RightFirst))});
       const std::size_t kept = first.reuse_setup();
       second.set_b_pointers(first.c_rows(), first.c_cols(), first.c_vals());
       const std::size_t kept2 = second.reuse_setup();
@@ -201,7 +201,7 @@ void run_rap(const Case& cs, int repeat, std::vector<Result>& results) {
       });
       results.push_back(
           {cs.name, "cusparse_chained_reuse", reuse, second.nnz(), products, kept + kept2,
-           check_unsorted(from_cusparse(second, dr.num_rows(), dp.num_cols()), refs.get(TripleOrder::RightFirst))});
+           check_unsorted(from_peer(second, dr.num_rows(), dp.num_cols()), refs.get(TripleOrder::RightFirst))});
     } catch (const std::exception& e) {
       results.push_back({cs.name, "cusparse_chained", 0, 0, products, 0, std::string("FAILED: ") + e.what()});
     }

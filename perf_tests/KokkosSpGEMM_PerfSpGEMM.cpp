@@ -48,8 +48,14 @@ std::vector<Case> suite(bool quick, const std::string& matrices) {
   return s;
 }
 
-void run_case(const Case& cs, int repeat, bool with_deterministic, const std::vector<std::string>& methods,
-              std::vector<Result>& results) {
+/// Bytes of C's arrays (row map, columns, values): subtracted from the measured memory, which counts C too.
+std::int64_t c_bytes(std::int64_t rows, std::int64_t nnz) {
+  return (rows + 1) * static_cast<std::int64_t>(sizeof(Offset)) +
+         nnz * static_cast<std::int64_t>(sizeof(Ordinal) + sizeof(Scalar));
+}
+
+void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results) {
+  const int repeat = args.repeat;
   HostMatrix a = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.a);
   HostMatrix b = cs.b.empty() ? a : KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.b);
   // Rows sorted (outside the timing) so that the merging methods run on every case; no other path cares.
@@ -59,16 +65,28 @@ void run_case(const Case& cs, int repeat, bool with_deterministic, const std::ve
   Exec exec;
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a);
   const DeviceMatrix db = KokkosSpGEMM::copy_to(exec, b);
+  const std::int64_t input_nnz = static_cast<std::int64_t>(da.nnz() + db.nnz());
   CaseReference ref;
+  auto add = [&](Result r, std::int64_t kept) {
+    r.input_nnz = input_nnz;
+    r.kept_bytes = kept;
+    results.push_back(r);
+  };
 
-  // Ours (Auto; with --deterministic, also deterministic mode: its cost; with --methods, each named algorithm).
+  // Ours (Auto; with --deterministic, also deterministic mode: its cost; with --unsorted, unsorted output; with
+  // --methods, each named algorithm).
   std::vector<std::pair<std::string, KokkosSpGEMM::Options>> variants = {{"ours", KokkosSpGEMM::Options()}};
-  if (with_deterministic) {
+  if (args.deterministic) {
     KokkosSpGEMM::Options det;
     det.deterministic = true;
     variants.push_back({"ours_det", det});
   }
-  for (const std::string& m : methods) {
+  if (args.unsorted) {
+    KokkosSpGEMM::Options unsorted;
+    unsorted.sorted = false;
+    variants.push_back({"ours_unsorted", unsorted});
+  }
+  for (const std::string& m : args.methods) {
     KokkosSpGEMM::Options o;
     if (!KokkosSpGEMM::parse_algorithm(m, o.algorithm)) throw std::runtime_error("unknown algorithm " + m);
     variants.push_back({"ours_" + m, o});
@@ -84,13 +102,37 @@ void run_case(const Case& cs, int repeat, bool with_deterministic, const std::ve
       ref.product = KokkosSpGEMM::reference_spgemm_with_bounds(a, b);
       ref.available = true;
     }
-    const std::string status = check(c, ref);
+    const bool sorted_output = options.sorted;  // (a structured binding cannot be captured in C++17)
+    auto validate = [&] { return sorted_output ? check(c, ref) : check_unsorted(c, ref); };
+    const std::string status = validate();
     const double reuse = time_median(repeat, [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c); });
-    const std::string reuse_status = check(c, ref);
-    results.push_back(
-        {cs.name, name + "_oneshot", one_shot, handle.nnz(), handle.products(), handle.peak_extra_bytes(), status});
-    results.push_back(
-        {cs.name, name + "_reuse", reuse, handle.nnz(), handle.products(), handle.kept_bytes(), reuse_status});
+    const std::string reuse_status = validate();
+    c = DeviceMatrix();
+    handle.reset();
+    // Memory of a fresh one-shot, then of a reuse call, from the allocation hooks.
+    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> fresh(options);
+    DeviceMatrix fresh_c;
+    const MemoryUse first = measure_memory([&] {
+      KokkosSpGEMM::spgemm_symbolic(exec, fresh, da, db, fresh_c);
+      KokkosSpGEMM::spgemm_numeric(exec, fresh, da, db, fresh_c);
+    });
+    const MemoryUse again = measure_memory([&] { KokkosSpGEMM::spgemm_numeric(exec, fresh, da, db, fresh_c); });
+    const std::int64_t cb = c_bytes(da.num_rows(), fresh.nnz());
+    const std::int64_t kept = first.kept - cb;
+    add({cs.name, name + "_oneshot", one_shot, fresh.nnz(), fresh.products(),
+         static_cast<std::size_t>(std::max<std::int64_t>(0, first.peak_extra - cb)), status},
+        kept);
+    add({cs.name, name + "_reuse", reuse, fresh.nnz(), fresh.products(),
+         static_cast<std::size_t>(std::max<std::int64_t>(0, again.peak_extra)), reuse_status},
+        kept + again.kept);
+  }
+  const std::int64_t products = results.back().products;
+  if (ref.available && products <= 20000000) {
+    // The serial reference itself, as the slowest peer (one run; small cases only).
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = KokkosSpGEMM::reference_spgemm_with_bounds(a, b);
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    add({cs.name, "reference_oneshot", t, results.back().nnz, products, 0, "ok"}, 0);
   }
 #if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
   {
@@ -121,36 +163,85 @@ void run_case(const Case& cs, int repeat, bool with_deterministic, const std::ve
       symbolic();
       numeric();
     });
-    const std::int64_t products = results.back().products;
     const std::string status = check_unsorted(DeviceMatrix(da.num_rows(), db.num_cols(), c_rows, c_cols, c_vals), ref);
     const double reuse = time_median(repeat, numeric);
-    results.push_back({cs.name, "kk_oneshot", one_shot, (std::int64_t)c_cols.extent(0), products, 0, status});
-    results.push_back({cs.name, "kk_reuse", reuse, (std::int64_t)c_cols.extent(0), products, 0, status});
+    const std::int64_t nnz = static_cast<std::int64_t>(c_cols.extent(0));
+    kh.destroy_spgemm_handle();
+    c_rows = {};
+    c_cols = {};
+    c_vals = {};
+    const MemoryUse first = measure_memory([&] {
+      symbolic();
+      numeric();
+    });
+    const MemoryUse again = measure_memory(numeric);
+    const std::int64_t cb = c_bytes(da.num_rows(), nnz);
+    add({cs.name, "kk_oneshot", one_shot, nnz, products,
+         static_cast<std::size_t>(std::max<std::int64_t>(0, first.peak_extra - cb)), status},
+        first.kept - cb);
+    add({cs.name, "kk_reuse", reuse, nnz, products,
+         static_cast<std::size_t>(std::max<std::int64_t>(0, again.peak_extra)), status},
+        first.kept - cb + again.kept);
     kh.destroy_spgemm_handle();
   }
 #endif
 #if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
   {
-    const std::int64_t products = results.back().products;
-    auto wrap = [&](const CuSparseSpGEMM& cu) { return from_cusparse(cu, da.num_rows(), db.num_cols()); };
-    try {
-      CuSparseSpGEMM cu(da.num_rows(), da.num_cols(), db.num_cols(), da.nnz(), da.row_map().data(), da.entries().data(),
-                        da.values().data(), db.nnz(), db.row_map().data(), db.entries().data(), db.values().data());
-      std::size_t buffers = 0;
-      const double one_shot = time_median(repeat, [&] { buffers = cu.one_shot(); });
-      results.push_back(
-          {cs.name, "cusparse_oneshot", one_shot, cu.nnz(), products, buffers, check_unsorted(wrap(cu), ref)});
-    } catch (const std::exception& e) {
-      results.push_back({cs.name, "cusparse_oneshot", 0, 0, products, 0, std::string("FAILED: ") + e.what()});
+    auto wrap = [&](const CuSparseSpGEMM& cu) { return from_peer(cu, da.num_rows(), db.num_cols()); };
+    const std::pair<const char*, cusparseSpGEMMAlg_t> algorithms[] = {{"cusparse", CUSPARSE_SPGEMM_DEFAULT},
+                                                                      {"cusparse_alg2", CUSPARSE_SPGEMM_ALG2},
+                                                                      {"cusparse_alg3", CUSPARSE_SPGEMM_ALG3}};
+    for (const auto& [name, alg] : algorithms) {
+      const std::string impl = std::string(name) + "_oneshot";
+      try {
+        CuSparseSpGEMM cu(da.num_rows(), da.num_cols(), db.num_cols(), da.nnz(), da.row_map().data(),
+                          da.entries().data(), da.values().data(), db.nnz(), db.row_map().data(), db.entries().data(),
+                          db.values().data());
+        std::size_t buffers = 0;
+        const double one_shot = time_median(repeat, [&] { buffers = cu.one_shot(alg); });
+        add({cs.name, impl, one_shot, cu.nnz(), products, buffers, check_unsorted(wrap(cu), ref)}, 0);
+      } catch (const std::exception& e) {
+        add({cs.name, impl, 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
+      }
     }
     try {
       CuSparseSpGEMM cu(da.num_rows(), da.num_cols(), db.num_cols(), da.nnz(), da.row_map().data(), da.entries().data(),
                         da.values().data(), db.nnz(), db.row_map().data(), db.entries().data(), db.values().data());
       const std::size_t kept = cu.reuse_setup();
       const double reuse = time_median(repeat, [&] { cu.reuse_compute(); });
-      results.push_back({cs.name, "cusparse_reuse", reuse, cu.nnz(), products, kept, check_unsorted(wrap(cu), ref)});
+      add({cs.name, "cusparse_reuse", reuse, cu.nnz(), products, 0, check_unsorted(wrap(cu), ref)},
+          static_cast<std::int64_t>(kept));
     } catch (const std::exception& e) {
-      results.push_back({cs.name, "cusparse_reuse", 0, 0, products, 0, std::string("FAILED: ") + e.what()});
+      add({cs.name, "cusparse_reuse", 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
+    }
+  }
+#endif
+#if defined(KOKKOSSPGEMM_PERF_ROCSPARSE)
+  {
+    auto make = [&] {
+      return RocSparseSpGEMM(da.num_rows(), da.num_cols(), db.num_cols(), da.nnz(), da.row_map().data(),
+                             da.entries().data(), da.values().data(), db.nnz(), db.row_map().data(),
+                             db.entries().data(), db.values().data());
+    };
+    try {
+      RocSparseSpGEMM roc = make();
+      std::size_t buffer = 0;
+      const double one_shot = time_median(repeat, [&] { buffer = roc.one_shot(); });
+      add({cs.name, "rocsparse_oneshot", one_shot, roc.nnz(), products, buffer,
+           check_unsorted(from_peer(roc, da.num_rows(), db.num_cols()), ref)},
+          0);
+    } catch (const std::exception& e) {
+      add({cs.name, "rocsparse_oneshot", 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
+    }
+    try {
+      RocSparseSpGEMM roc = make();
+      const std::size_t kept = roc.reuse_setup();
+      const double reuse = time_median(repeat, [&] { roc.reuse_compute(); });
+      add({cs.name, "rocsparse_reuse", reuse, roc.nnz(), products, 0,
+           check_unsorted(from_peer(roc, da.num_rows(), db.num_cols()), ref)},
+          static_cast<std::int64_t>(kept));
+    } catch (const std::exception& e) {
+      add({cs.name, "rocsparse_reuse", 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
     }
   }
 #endif
@@ -162,7 +253,6 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
   PerfArgs args;
   if (!parse_perf_args(argc, argv, "perf_spgemm.csv", args)) return 2;
-  return run_suite(suite(args.quick, args.matrices), args, [&](const Case& c, std::vector<Result>& results) {
-    run_case(c, args.repeat, args.deterministic, args.methods, results);
-  });
+  return run_suite(suite(args.quick, args.matrices), args,
+                   [&](const Case& c, std::vector<Result>& results) { run_case(c, args, results); });
 }

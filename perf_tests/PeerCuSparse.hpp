@@ -1,11 +1,14 @@
-// cuSPARSE's generic SpGEMM as a peer (CUDA builds): one-shot with its default algorithm (work estimation, compute,
-// copy, buffers allocated and freed inside the timing), and its reuse API (numeric-only cusparseSpGEMMreuse_compute
-// after one structure pass), with the bytes each keeps.
+// cuSPARSE's generic SpGEMM as a peer (CUDA builds): one-shot with its default algorithm or ALG2/ALG3 (work
+// estimation, [memory estimate,] compute, copy, buffers allocated and freed inside the timing), and its reuse API
+// (numeric-only cusparseSpGEMMreuse_compute after one structure pass), with the bytes each keeps.
 #ifndef KOKKOSSPGEMM_PEERCUSPARSE_HPP
 #define KOKKOSSPGEMM_PEERCUSPARSE_HPP
 
 #include <cuda_runtime.h>
 #include <cusparse.h>
+
+#include <algorithm>
+#include <PeerBuffer.hpp>
 
 #include <cstdint>
 #include <stdexcept>
@@ -20,29 +23,11 @@ inline void cuda_check(cudaError_t s, const char* what) {
   if (s != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(s));
 }
 
-/// Device buffer freed on scope exit.
-struct DeviceBuffer {
-  void* ptr = nullptr;
-  std::size_t bytes = 0;
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t n) : bytes(n) {
-    if (n) cuda_check(cudaMalloc(&ptr, n), "cudaMalloc");
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr(o.ptr), bytes(o.bytes) {
-    o.ptr = nullptr;
-    o.bytes = 0;
-  }
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    std::swap(ptr, o.ptr);
-    std::swap(bytes, o.bytes);
-    return *this;
-  }
-  ~DeviceBuffer() {
-    if (ptr) cudaFree(ptr);
-  }
+struct CudaBufferApi {
+  static void allocate(void** p, std::size_t n) { cuda_check(cudaMalloc(p, n), "cudaMalloc"); }
+  static void release(void* p) { cudaFree(p); }
 };
+using DeviceBuffer = PeerBuffer<CudaBufferApi>;
 
 /// C = A*B for 32-bit indices and double values through cuSPARSE.
 class CuSparseSpGEMM {
@@ -67,35 +52,47 @@ class CuSparseSpGEMM {
     cusparseDestroy(m_handle);
   }
 
-  /// One-shot with the default algorithm; returns the peak bytes of its buffers.
-  std::size_t one_shot() {
+  /// One-shot with algorithm alg (DEFAULT, ALG2 or ALG3; the last two size their buffers by estimateMemory, ALG3
+  /// computing in chunks of chunk_fraction of the products); returns the peak bytes of its buffers.
+  std::size_t one_shot(cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT, float chunk_fraction = 0.2f) {
     release_c();
     make_c();
     cusparseSpGEMMDescr_t desc;
     cusparse_check(cusparseSpGEMM_createDescr(&desc), "createDescr");
+    struct DescrGuard {
+      cusparseSpGEMMDescr_t d;
+      ~DescrGuard() { cusparseSpGEMM_destroyDescr(d); }
+    } guard{desc};
     const double alpha = 1.0, beta = 0.0;
     const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-    std::size_t bytes1 = 0, bytes2 = 0;
-    cusparse_check(cusparseSpGEMM_workEstimation(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F,
-                                                 CUSPARSE_SPGEMM_DEFAULT, desc, &bytes1, nullptr),
+    std::size_t bytes1 = 0, bytes2 = 0, bytes3 = 0;
+    cusparse_check(cusparseSpGEMM_workEstimation(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F, alg, desc,
+                                                 &bytes1, nullptr),
                    "workEstimation");
     DeviceBuffer buf1(bytes1);
-    cusparse_check(cusparseSpGEMM_workEstimation(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F,
-                                                 CUSPARSE_SPGEMM_DEFAULT, desc, &bytes1, buf1.ptr),
+    cusparse_check(cusparseSpGEMM_workEstimation(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F, alg, desc,
+                                                 &bytes1, buf1.ptr),
                    "workEstimation");
-    cusparse_check(cusparseSpGEMM_compute(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F,
-                                          CUSPARSE_SPGEMM_DEFAULT, desc, &bytes2, nullptr),
-                   "compute");
+    if (alg == CUSPARSE_SPGEMM_ALG2 || alg == CUSPARSE_SPGEMM_ALG3) {
+      cusparse_check(cusparseSpGEMM_estimateMemory(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F, alg,
+                                                   desc, chunk_fraction, &bytes3, nullptr, nullptr),
+                     "estimateMemory");
+      DeviceBuffer buf3(bytes3);
+      cusparse_check(cusparseSpGEMM_estimateMemory(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F, alg,
+                                                   desc, chunk_fraction, &bytes3, buf3.ptr, &bytes2),
+                     "estimateMemory");
+    } else {
+      cusparse_check(cusparseSpGEMM_compute(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F, alg, desc,
+                                            &bytes2, nullptr),
+                     "compute");
+    }
     DeviceBuffer buf2(bytes2);
-    cusparse_check(cusparseSpGEMM_compute(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F,
-                                          CUSPARSE_SPGEMM_DEFAULT, desc, &bytes2, buf2.ptr),
+    cusparse_check(cusparseSpGEMM_compute(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F, alg, desc,
+                                          &bytes2, buf2.ptr),
                    "compute");
     alloc_c_arrays();
-    cusparse_check(
-        cusparseSpGEMM_copy(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, desc),
-        "copy");
-    cusparseSpGEMM_destroyDescr(desc);
-    return bytes1 + bytes2;
+    cusparse_check(cusparseSpGEMM_copy(m_handle, op, op, &alpha, m_a, m_b, &beta, m_c, CUDA_R_64F, alg, desc), "copy");
+    return bytes1 + std::max(bytes2, bytes3);
   }
 
   /// The reuse API's structure pass; afterwards reuse_compute() is the numeric phase. Returns the kept bytes.

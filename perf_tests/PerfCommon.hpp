@@ -7,6 +7,9 @@
 #if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
 #include <PeerCuSparse.hpp>
 #endif
+#if defined(KOKKOSSPGEMM_PERF_ROCSPARSE)
+#include <PeerRocSparse.hpp>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -30,9 +33,82 @@ struct Result {
   std::string case_name, impl;
   double seconds = 0;
   std::int64_t nnz = 0, products = 0;
-  std::size_t extra_bytes = 0;
-  std::string status;  // "ok", "unchecked" or the failure
+  std::size_t extra_bytes = 0;   ///< peak device bytes beyond A, B and C during the timed operation
+  std::string status;            ///< "ok", "unchecked" or the failure
+  std::int64_t input_nnz = 0;    ///< nnz(A) + nnz(B), for the compulsory bytes (0: not reported)
+  std::int64_t kept_bytes = -1;  ///< device bytes kept between reuse calls (-1: not reported)
 };
+
+/// Measured device-to-device copy rate (bytes read + written per second); 0 until measure_copy_bandwidth ran.
+inline double& copy_bandwidth() {
+  static double bw = 0;
+  return bw;
+}
+
+/// Copies a buffer of `bytes` between two views of the default memory space with a parallel_for; the median of 5
+/// after a warm-up, counting bytes read plus bytes written (as STREAM's copy does).
+inline double measure_copy_bandwidth(std::size_t bytes) {
+  const std::size_t n = bytes / sizeof(double);
+  Kokkos::View<double*, Exec::memory_space> src("copy_src", n),
+      dst(Kokkos::view_alloc(Kokkos::WithoutInitializing, "copy_dst"), n);
+  Kokkos::deep_copy(src, 1.0);
+  std::vector<double> t;
+  for (int r = 0; r < 6; ++r) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    Kokkos::parallel_for(
+        "perf::copy_bandwidth", Kokkos::RangePolicy<Exec>(0, n),
+        KOKKOS_LAMBDA(const std::size_t i) { dst(i) = src(i); });
+    Kokkos::fence();
+    if (r > 0) t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  copy_bandwidth() = 2.0 * n * sizeof(double) / t[t.size() / 2];
+  return copy_bandwidth();
+}
+
+/// Device memory use of one call, from Kokkos Tools allocation hooks installed only around that call (installed
+/// hooks make Kokkos name every kernel launch, so timed runs go without them).
+struct MemoryUse {
+  std::int64_t peak_extra = 0;  ///< highest live bytes during the call, beyond those live before it
+  std::int64_t kept = 0;        ///< live bytes after the call, beyond those live before it
+};
+
+namespace Detail {
+struct Tracker {
+  std::int64_t live = 0, peak = 0;
+};
+inline Tracker& tracker() {
+  static Tracker t;
+  return t;
+}
+inline bool is_device_space(const Kokkos_Profiling_SpaceHandle& h) {
+  return std::string(h.name) == Exec::memory_space::name();
+}
+inline void on_allocate(const Kokkos_Profiling_SpaceHandle h, const char*, const void*, const std::uint64_t size) {
+  if (!is_device_space(h)) return;
+  Tracker& t = tracker();
+  t.live += static_cast<std::int64_t>(size);
+  t.peak = std::max(t.peak, t.live);
+}
+inline void on_deallocate(const Kokkos_Profiling_SpaceHandle h, const char*, const void*, const std::uint64_t size) {
+  if (is_device_space(h)) tracker().live -= static_cast<std::int64_t>(size);
+}
+}  // namespace Detail
+
+/// Runs f once with the allocation hooks on. Allocations made outside Kokkos (cuSPARSE's buffers) are not seen.
+inline MemoryUse measure_memory(const std::function<void()>& f) {
+  Kokkos::fence();
+  Detail::Tracker& t = Detail::tracker();
+  t = Detail::Tracker();
+  Kokkos::Tools::Experimental::set_allocate_data_callback(&Detail::on_allocate);
+  Kokkos::Tools::Experimental::set_deallocate_data_callback(&Detail::on_deallocate);
+  f();
+  Kokkos::fence();
+  Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+  Kokkos::Tools::Experimental::set_deallocate_data_callback(nullptr);
+  return {t.peak, t.live};
+}
 
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -80,37 +156,46 @@ inline std::string check_unsorted(const DeviceMatrix& c, const CaseReference& re
   return check(KokkosSpGEMM::copy_to(Exec(), hc), ref);
 }
 
-#if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
-/// A copy of cuSPARSE's C as our matrix type (for validation).
-inline DeviceMatrix from_cusparse(const CuSparseSpGEMM& cu, Ordinal rows, Ordinal cols) {
+/// A copy of a vendor peer's C (cuSPARSE, rocSPARSE: c_rows/c_cols/c_vals/nnz) as our matrix type, for validation.
+template <class Peer>
+DeviceMatrix from_peer(const Peer& peer, Ordinal rows, Ordinal cols) {
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  Kokkos::View<const int*, Exec::memory_space, Unmanaged> r(cu.c_rows(), rows + 1);
-  Kokkos::View<const int*, Exec::memory_space, Unmanaged> c(cu.c_cols(), cu.nnz());
-  Kokkos::View<const double*, Exec::memory_space, Unmanaged> v(cu.c_vals(), cu.nnz());
-  DeviceMatrix out("cusparse_c", rows, cols, cu.nnz());
+  Kokkos::View<const int*, Exec::memory_space, Unmanaged> r(peer.c_rows(), rows + 1);
+  Kokkos::View<const int*, Exec::memory_space, Unmanaged> c(peer.c_cols(), peer.nnz());
+  Kokkos::View<const double*, Exec::memory_space, Unmanaged> v(peer.c_vals(), peer.nnz());
+  DeviceMatrix out("peer_c", rows, cols, peer.nnz());
   Kokkos::deep_copy(out.row_map(), r);
   Kokkos::deep_copy(out.entries(), c);
   Kokkos::deep_copy(out.values(), v);
   return out;
 }
-#endif
 
 /// Prints the table header and the CSV header.
 inline void print_header(std::ofstream& csv) {
-  csv << "case,impl,seconds,gflops,nnz_c,products,compression,extra_bytes,status" << std::endl;
-  std::printf("%-24s %-26s %12s %10s %14s %14s %8s %14s  %s\n", "case", "impl", "seconds", "GFLOP/s", "nnz(C)",
-              "products", "prod/nnz", "extra bytes", "status");
+  csv << "case,impl,seconds,gflops,nnz_c,products,compression,compulsory_bytes,bandwidth_fraction,peak_extra_bytes,"
+         "kept_bytes,status"
+      << std::endl;
+  std::printf("%-24s %-26s %11s %9s %12s %13s %8s %12s %6s %13s %13s  %s\n", "case", "impl", "seconds", "GFLOP/s",
+              "nnz(C)", "products", "prod/nnz", "compulsory B", "BW %", "peak extra B", "kept B", "status");
 }
 
 /// Prints one result row and appends it to the CSV; returns false when the result failed validation (a peer
-/// failing outright, e.g. cuSPARSE out of memory, is reported but is not a validation failure).
+/// failing outright, e.g. cuSPARSE out of memory, is reported but is not a validation failure). Compulsory bytes:
+/// (nnz(A) + nnz(B) + nnz(C)) x (index + value bytes); the bandwidth fraction is that traffic over the time at the
+/// measured copy rate (its inverse is the time over the compulsory-traffic floor).
 inline bool print_result(const Result& r, std::ofstream& csv) {
   const double gflops = r.seconds > 0 ? 2.0 * r.products / r.seconds * 1e-9 : 0;
   const double compression = r.nnz ? static_cast<double>(r.products) / r.nnz : 0;
-  std::printf("%-24s %-26s %12.6f %10.3f %14lld %14lld %8.2f %14zu  %s\n", r.case_name.c_str(), r.impl.c_str(),
-              r.seconds, gflops, (long long)r.nnz, (long long)r.products, compression, r.extra_bytes, r.status.c_str());
+  const double compulsory =
+      r.input_nnz > 0 ? static_cast<double>(r.input_nnz + r.nnz) * (sizeof(Ordinal) + sizeof(Scalar)) : 0;
+  const double fraction =
+      compulsory > 0 && r.seconds > 0 && copy_bandwidth() > 0 ? compulsory / r.seconds / copy_bandwidth() : 0;
+  std::printf("%-24s %-26s %11.6f %9.3f %12lld %13lld %8.2f %12.4g %6.2f %13zu %13lld  %s\n", r.case_name.c_str(),
+              r.impl.c_str(), r.seconds, gflops, (long long)r.nnz, (long long)r.products, compression, compulsory,
+              100 * fraction, r.extra_bytes, (long long)r.kept_bytes, r.status.c_str());
   csv << r.case_name << "," << r.impl << "," << r.seconds << "," << gflops << "," << r.nnz << "," << r.products << ","
-      << compression << "," << r.extra_bytes << "," << r.status << std::endl;
+      << compression << "," << compulsory << "," << fraction << "," << r.extra_bytes << "," << r.kept_bytes << ","
+      << r.status << std::endl;
   const bool ours = r.impl.rfind("ours", 0) == 0;
   return r.status == "ok" || r.status == "unchecked" || (!ours && r.status.rfind("FAILED", 0) == 0);
 }
@@ -119,6 +204,7 @@ inline bool print_result(const Result& r, std::ofstream& csv) {
 struct PerfArgs {
   bool quick = false;          ///< CI smoke sizes, at most 2 repeats
   bool deterministic = false;  ///< also time deterministic mode (where the executable supports it)
+  bool unsorted = false;       ///< also time ours with unsorted output (as Kokkos Kernels' SPGEMM_KK leaves it)
   int repeat = 5;
   std::string csv;
   std::string matrices;              ///< the shared SuiteSparse matrices
@@ -140,6 +226,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.quick = true;
     } else if (k == "--deterministic") {
       args.deterministic = true;
+    } else if (k == "--unsorted") {
+      args.unsorted = true;
     } else if (k == "--repeat" && i + 1 < argc) {
       args.repeat = std::max(1, std::atoi(argv[++i]));
     } else if (k == "--csv" && i + 1 < argc) {
@@ -158,7 +246,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.only.push_back(argv[++i]);
     } else if (k.rfind("--kokkos", 0) != 0) {
       std::fprintf(stderr,
-                   "usage: %s [--quick] [--deterministic] [--repeat N] [--csv FILE] [--matrices DIR] [--case NAME]... "
+                   "usage: %s [--quick] [--deterministic] [--unsorted] [--repeat N] [--csv FILE] [--matrices DIR] "
+                   "[--case NAME]... "
                    "[--methods a,b|all]\n",
                    argv[0]);
       return false;
@@ -173,6 +262,9 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
 template <class Case, class Run>
 int run_suite(const std::vector<Case>& cases, const PerfArgs& args, Run run) {
   std::ofstream out(args.csv);
+  const double bw = measure_copy_bandwidth(args.quick ? (std::size_t(1) << 25) : (std::size_t(1) << 30));
+  std::printf("copy bandwidth (read + write, %s): %.1f GB/s\n", Exec::name(), bw * 1e-9);
+  out << "# copy_bandwidth_bytes_per_s," << bw << std::endl;
   print_header(out);
   bool all_ok = true;
   for (const Case& c : cases) {

@@ -2,7 +2,7 @@
 # Runs a prebuilt CUDA build on a GPU machine: unit tests, compute-sanitizer, tool and perf_tests. Expects the
 # binaries in $BIN (default .device/bin) and the shared matrices in $KOKKOSSPGEMM_TEST_MATRICES (default
 # .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, tool, perf, methods,
-# transpose, galerkin, split, example (default all). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
+# transpose, galerkin, split, example, openmp (default all but openmp). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${BIN:-$root/.device/bin}"
@@ -58,6 +58,13 @@ for stage in $stages; do
     example)
       "$bin/KokkosSpGEMM_AmgHierarchy" --n 160 --levels 3 --steps 3 2>&1 | tee "$out/example_amg.log"
       "$bin/KokkosSpGEMM_AmgHierarchy" --n 40 --levels 3 --steps 1 --check 2>&1 | tail -1 | tee -a "$out/example_amg.log"
+      ;;
+    openmp)
+      # The host build's perf binary (Kokkos and Kokkos Kernels 4.x with OpenMP) on the device host's cores, when
+      # copied to $BIN as KokkosSpGEMM_PerfSpGEMM_OpenMP; OMP_NUM_THREADS picks the cores (default: all).
+      [ -x "$bin/KokkosSpGEMM_PerfSpGEMM_OpenMP" ] || { echo "no OpenMP perf binary"; continue; }
+      OMP_PROC_BIND=spread OMP_PLACES=threads "$bin/KokkosSpGEMM_PerfSpGEMM_OpenMP" --unsorted \
+        --csv "$out/perf_openmp.csv" ${PERF_ARGS:-} 2>&1 | tee "$out/perf_openmp.log"
       ;;
   esac
 done

@@ -108,6 +108,10 @@ class Handle {
   Impl::RowBins<Ordinal, memory_space> m_numeric_bins;
   std::vector<Impl::BinConfig> m_product_configs;  // numeric configs of the sorted-row kernels' bins
   Impl::RowBins<Ordinal, memory_space> m_product_bins;
+  // The entries array the last full numeric call wrote C's columns into, and in which order (Options::reuse_columns).
+  const void* m_written_columns = nullptr;
+  bool m_written_sorted = false;
+  Kokkos::View<int, memory_space> m_gather_misses;
   std::vector<Handle> m_chunks;             // one analysis per block of rows, when the budget asks for blocks
   std::vector<std::int64_t> m_chunk_first;  // first row of each block
 };

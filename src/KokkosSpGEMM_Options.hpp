@@ -108,6 +108,10 @@ struct Options {
   /// wait for each other's chunks), and a call whose row analysis or smallest pool does not fit, or whose C would
   /// not fit the device, throws OutOfMemory before doing any work on C.
   std::size_t memory_budget_bytes = 0;
+  /// Numeric calls after the first on the same handle and the same C (same entries array) keep C's column indices
+  /// and refresh only the values: the hash tables are read in C's column order instead of being extracted and
+  /// sorted. A column the tables lack (C's entries changed in between) makes the call redo the full numeric phase.
+  bool reuse_columns = true;
   /// Order of the Galerkin triple product R*A*P.
   TripleOrder triple_order = TripleOrder::Auto;
   /// spgemm_split only: the share of the products (those meeting B's longest rows) computed on the host execution

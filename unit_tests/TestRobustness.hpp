@@ -126,6 +126,22 @@ TEST(TEST_CATEGORY, memory_budget_splits_rows_into_blocks) {
   }
 }
 
+// The dense accumulator's bins share one pool: a chunk per thread picked by its unique token, or (a pool limited to
+// one chunk) chunks taken and given back per row; R-MAT rows fill many bins, rectangular B other widths.
+TEST(TEST_CATEGORY, dense_bins_share_one_pool) {
+  using Exec = TEST_EXECSPACE;
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";
+  const auto rmat = KokkosSpGEMM::rmat<double, int, int>(11, 8, 5);
+  const auto wide = KokkosSpGEMM::uniform_random<double, int, int>(2048, 70000, 6, 9);
+  for (const std::size_t limit : {std::size_t(0), std::size_t(1)}) {
+    KokkosSpGEMM::Options o;
+    o.algorithm = KokkosSpGEMM::Algorithm::Dense;
+    o.pool_bytes_limit = limit;
+    expect_matches_reference<Exec>(rmat, rmat, o, "R-MAT, pool limit " + std::to_string(limit));
+    expect_matches_reference<Exec>(rmat, wide, o, "R-MAT x wide, pool limit " + std::to_string(limit));
+  }
+}
+
 TEST(TEST_CATEGORY, allocation_failure_is_out_of_memory) {
   using Exec = TEST_EXECSPACE;
   if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";

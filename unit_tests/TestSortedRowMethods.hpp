@@ -202,7 +202,8 @@ TEST(TEST_CATEGORY, seed_methods_unsorted_b) {
 
 TEST(TEST_CATEGORY, auto_merges_long_incompressible_bins) {
   // Rows of C with ~1600 products and hardly a repeated column: on GPUs (sorted output) Auto's numeric phase
-  // merges those bins; with a B whose rows are not sorted it keeps hashing. Both match the reference.
+  // merges those bins; with a B whose rows are not sorted, or rows of A longer than 48 on average, it keeps
+  // hashing. All match the reference.
   using Exec = TEST_EXECSPACE;
   Exec exec;
   const auto a = sorted_copy(KokkosSpGEMM::uniform_random<double, int, int>(300, 2000, 40, 5));
@@ -227,6 +228,18 @@ TEST(TEST_CATEGORY, auto_merges_long_incompressible_bins) {
     const bool merged = handle.describe().find("merge-path") != std::string::npos;
     EXPECT_EQ(merged, KokkosSpGEMM::BackendTraits<Exec>::is_gpu && sorted_b == 1) << handle.describe();
   }
+  // As many products from rows of A of 64 entries (more merge rounds): Auto keeps hashing.
+  const auto a_long = sorted_copy(KokkosSpGEMM::uniform_random<double, int, int>(300, 2000, 64, 7));
+  const auto b_short = sorted_copy(KokkosSpGEMM::uniform_random<double, int, int>(2000, 200000, 25, 8));
+  KokkosSpGEMM::Handle<Exec, double> handle;
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+  const auto da = KokkosSpGEMM::copy_to(exec, a_long);
+  const auto db = KokkosSpGEMM::copy_to(exec, b_short);
+  KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+  KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+  const auto cmp = KokkosSpGEMM::compare_to_reference(c, a_long, b_short);
+  EXPECT_TRUE(cmp.ok) << "long rows of A: " << cmp.message;
+  EXPECT_EQ(handle.describe().find("merge-path"), std::string::npos) << handle.describe();
 }
 
 TEST(TEST_CATEGORY, seed_methods_names) {

@@ -1,6 +1,10 @@
 // The symbolic-once / numeric-many contract of the handle.
 #include <SpGEMMTestHelpers.hpp>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace KokkosSpGEMMTest {
 
 TEST(TEST_CATEGORY, reuse_numeric_with_new_values) {
@@ -24,6 +28,77 @@ TEST(TEST_CATEGORY, reuse_numeric_with_new_values) {
       KokkosSpGEMM::spgemm_numeric(exec, handle, KokkosSpGEMM::copy_to(exec, a2), KokkosSpGEMM::copy_to(exec, b2), c);
       const auto cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, o.sorted);
       EXPECT_TRUE(cmp.ok) << "round " << round << ": " << cmp.message;
+    }
+  }
+}
+
+// Reuse refreshes values in C's existing column order (Options::reuse_columns): rows reversed by hand stay
+// reversed with the right values; with the option off, or after C's entries were spoiled, the full phase rewrites
+// them; a fresh C gets its columns written. Every hash path and the one-long-row case (level-2 tables).
+TEST(TEST_CATEGORY, reuse_refreshes_values_in_the_columns_of_c) {
+  using Exec = TEST_EXECSPACE;
+  using DeviceCsr = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  const auto [long_a, long_b] = one_long_row_case();
+  const std::vector<std::pair<HostCsr<double>, HostCsr<double>>> cases = {
+      {KokkosSpGEMM::rmat<double, int, int>(8, 6, 11), KokkosSpGEMM::poisson_2d_5pt<double, int, int>(16)},
+      {long_a, long_b}};
+  auto paths = all_paths();
+  paths.push_back(KokkosSpGEMM::Options());
+  paths.back().deterministic = true;
+  for (std::size_t p = 0; p < paths.size(); ++p) {
+    for (std::size_t m = 0; m < cases.size(); ++m) {
+      const auto& [a, b] = cases[m];
+      const std::string what = "path " + std::to_string(p) + ", case " + std::to_string(m);
+      KokkosSpGEMM::Handle<Exec, double> handle(paths[p]);
+      DeviceCsr c;
+      const auto da = KokkosSpGEMM::copy_to(exec, a);
+      const auto db = KokkosSpGEMM::copy_to(exec, b);
+      KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+      const int* written = c.entries().data();
+
+      // Reverse every row's columns by hand: a values-only refresh keeps that order.
+      auto hc = KokkosSpGEMM::to_host(c);
+      for (int i = 0; i < hc.num_rows(); ++i) {
+        std::reverse(hc.entries().data() + hc.row_map()(i), hc.entries().data() + hc.row_map()(i + 1));
+      }
+      Kokkos::deep_copy(c.entries(), hc.entries());
+      const auto a2 = with_new_values(a, -1.5, 1.0);
+      const auto b2 = with_new_values(b, 0.25, 2.0);
+      const auto da2 = KokkosSpGEMM::copy_to(exec, a2);
+      const auto db2 = KokkosSpGEMM::copy_to(exec, b2);
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da2, db2, c);
+      EXPECT_EQ(c.entries().data(), written) << what;
+      auto cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, false);
+      EXPECT_TRUE(cmp.ok) << what << ": " << cmp.message;
+      auto h2 = KokkosSpGEMM::to_host(c);
+      bool kept = true;
+      for (std::size_t e = 0; e < h2.nnz(); ++e) kept = kept && h2.entries()(e) == hc.entries()(e);
+      EXPECT_TRUE(kept) << what << ": the columns were rewritten";
+
+      // Spoiled entries (-1 is never a column): the call notices and redoes the full phase.
+      Kokkos::deep_copy(c.entries(), -1);
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+      cmp = KokkosSpGEMM::compare_to_reference(c, a, b, paths[p].sorted);
+      EXPECT_TRUE(cmp.ok) << what << " after spoiled entries: " << cmp.message;
+
+      // A fresh C of the same row map gets its columns written (its entries are not the handle's).
+      DeviceCsr fresh(c.num_rows(), c.num_cols(), c.row_map(),
+                      typename DeviceCsr::entries_type("fresh entries", c.nnz()),
+                      typename DeviceCsr::values_type("fresh values", c.nnz()));
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da2, db2, fresh);
+      cmp = KokkosSpGEMM::compare_to_reference(fresh, a2, b2, paths[p].sorted);
+      EXPECT_TRUE(cmp.ok) << what << " into a fresh C: " << cmp.message;
+
+      // With reuse_columns off the full phase runs every time: reversed rows come back sorted.
+      if (paths[p].sorted) {
+        Kokkos::deep_copy(c.entries(), hc.entries());
+        handle.options().reuse_columns = false;
+        KokkosSpGEMM::spgemm_numeric(exec, handle, da2, db2, c);
+        cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, true);
+        EXPECT_TRUE(cmp.ok) << what << " with reuse_columns off: " << cmp.message;
+      }
     }
   }
 }

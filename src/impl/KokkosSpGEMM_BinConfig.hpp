@@ -89,6 +89,10 @@ struct BinConfig {
   bool may_spill = false;       ///< rows may need a level-2 table from the pool
   std::int64_t l2_entries = 0;  ///< level-2 table slots (power of two), or dense accumulator width
   std::int64_t scratch = 0;     ///< ESC/merge: scratch bytes a team uses for its buffers
+  /// Sorted-row kernels: the bin's most products in a row and longest row of A, or -1 until measured (the
+  /// symbolic phase measures them once for the numeric configs, so reuse calls skip that pass).
+  std::int64_t max_products = -1;
+  std::int64_t max_a_len = -1;
 };
 
 /// The scratch bytes a team may use: the option, else the backend default, never more than the runtime maximum.

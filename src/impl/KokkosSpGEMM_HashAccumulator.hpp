@@ -80,6 +80,18 @@ struct HashTable {
     return -1;
   }
 
+  /// The slot holding key within window probes, or -1. Read-only: for tables whose inserts are done (after a
+  /// barrier). An empty slot ends the search, so a key never inserted (even -1) is not found.
+  KOKKOS_INLINE_FUNCTION Ordinal find(Ordinal key, Ordinal window) const {
+    Ordinal s = slot_of(key);
+    for (Ordinal probe = 0; probe < window; ++probe, s = (s + 1) & mask) {
+      const Ordinal current = keys[s];
+      if (current == empty) return -1;
+      if (current == key) return s;
+    }
+    return -1;
+  }
+
   /// Symbolic insert: records the column only.
   KOKKOS_INLINE_FUNCTION InsertResult insert(Ordinal key, Ordinal window) const {
     InsertResult r;

@@ -135,6 +135,12 @@ struct ThreadRowsKernel {
             Kokkos::ThreadVectorRange(team, entries),
             [&](const Ordinal s, std::int64_t& c) { c += my_keys[s] != Table::empty; }, count);
         Kokkos::single(Kokkos::PerThread(team), [&]() { v.row_sizes(row) = count; });
+      } else if (v.known_columns) {
+        const auto c_begin = v.c_rows(row);
+        const Table table{keys + t * entries, values + t * entries, entries - 1};
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, v.c_rows(row + 1) - c_begin), [&](const Ordinal j) {
+          v.c_vals(c_begin + j) = v.gathered(table, entries, Table(), v.c_cols(c_begin + j));
+        });
       } else {
         const auto c_begin = v.c_rows(row);
         const Scalar* my_values = values + t * entries;
@@ -151,7 +157,7 @@ struct ThreadRowsKernel {
       }
     });
     if constexpr (Numeric) {
-      if (!sorted || rank_sorted()) return;
+      if (!sorted || rank_sorted() || v.known_columns) return;
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
         if (team_first + t >= rows) return;
@@ -259,6 +265,11 @@ struct TeamRowKernel {
         count += count2;
       }
       Kokkos::single(Kokkos::PerTeam(team), [&]() { v.row_sizes(row) = count; });
+    } else if (v.known_columns) {
+      const auto c_begin = v.c_rows(row);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, v.c_rows(row + 1) - c_begin), [&](const Ordinal j) {
+        v.c_vals(c_begin + j) = v.gathered(l1, window, l2, v.c_cols(c_begin + j));
+      });
     } else {
       const auto c_begin = v.c_rows(row);
       const bool by_rank = gpu && sorted && !spill && l1_entries <= rank_sort_max_entries;
@@ -282,7 +293,7 @@ struct TeamRowKernel {
       Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(shared[0]); });
     }
     if constexpr (Numeric) {
-      if (!sorted) return;
+      if (!sorted || v.known_columns) return;
       team.team_barrier();
       const auto c_begin = v.c_rows(row);
       const std::int64_t n = v.c_rows(row + 1) - c_begin;

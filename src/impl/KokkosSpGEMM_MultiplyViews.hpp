@@ -29,6 +29,25 @@ struct MultiplyViews {
   /// Products per row (the size bound before clipping to B's columns).
   Kokkos::View<const std::int64_t*, memory_space> row_products;
   ordinal_type b_num_cols = 0;
+  /// Numeric reuse: C's entries already hold this structure's columns (written by the previous numeric call of the
+  /// handle), so the hash kernels only gather each column's value instead of extracting and sorting their tables.
+  bool known_columns = false;
+  /// Columns of C that a gather did not find in its row's table (C's entries were changed): the call is redone.
+  Kokkos::View<int, memory_space> gather_misses;
+
+  /// The accumulated value of C's column col, or a recorded miss (zero) when the table lacks it.
+  template <class Table>
+  KOKKOS_INLINE_FUNCTION scalar_type gathered(const Table& l1, ordinal_type l1_window, const Table& l2,
+                                              ordinal_type col) const {
+    ordinal_type s = l1.find(col, l1_window);
+    if (s >= 0) return l1.values[s];
+    if (l2.keys != nullptr) {
+      s = l2.find(col, l2.capacity());
+      if (s >= 0) return l2.values[s];
+    }
+    Kokkos::atomic_add(&gather_misses(), 1);
+    return scalar_type();
+  }
 
   MultiplyViews(const AMatrix& a, const BMatrix& b, const CMatrix& c)
       : a_rows(a.row_map()),

@@ -36,10 +36,30 @@ std::size_t prepare_numeric_output(const Handle& handle, CMatrix& c) {
   return budget > 0 ? budget - c_bytes - handle.kept_bytes() : 0;
 }
 
+/// True when C's entries hold the columns this handle's last numeric call wrote, in the order now asked for.
+template <class Handle, class CMatrix>
+bool columns_known(const Handle& handle, const CMatrix& c) {
+  const Options& o = handle.options();
+  return o.reuse_columns && o.algorithm != Algorithm::RMerge && handle.m_written_columns != nullptr &&
+         handle.m_written_columns == static_cast<const void*>(c.entries().data()) &&
+         handle.m_written_sorted == o.sorted && c.entries().extent(0) == static_cast<std::size_t>(handle.nnz());
+}
+
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  // Decided before C may get new arrays: fresh ones hold no columns.
+  const bool known = columns_known(handle, c);
   const std::size_t pool_budget = prepare_numeric_output(handle, c);
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
+  v.known_columns = known;
+  handle.m_written_columns = nullptr;  // until this call succeeds
+  if (v.known_columns) {
+    if (handle.m_gather_misses.data() == nullptr) {
+      handle.m_gather_misses = decltype(handle.m_gather_misses)("KokkosSpGEMM::Numeric::gather_misses");
+    }
+    Kokkos::deep_copy(exec, handle.m_gather_misses, 0);
+    v.gather_misses = handle.m_gather_misses;
+  }
   std::size_t pool = 0;
   if (handle.options().algorithm == Algorithm::RMerge) {
     pool = rmerge_multiply<true>(exec, v, a.num_rows());
@@ -51,6 +71,18 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
                                                    handle.options(), pool_budget));
     }
   }
+  if (v.known_columns) {
+    int misses = 0;
+    Kokkos::deep_copy(exec, misses, handle.m_gather_misses);
+    exec.fence();
+    if (misses > 0) {
+      // C's entries were changed since they were written: recompute them.
+      run_numeric(exec, handle, a, b, c);
+      return;
+    }
+  }
+  handle.m_written_columns = c.entries().data();
+  handle.m_written_sorted = handle.options().sorted;
   handle.m_numeric_pool_bytes = pool;
   handle.m_peak_extra_bytes = max_of(handle.m_peak_extra_bytes, pool + handle.kept_bytes());
 }

@@ -70,6 +70,18 @@ void bin_row_maxima(const ExecSpace& exec, const Views& v, const Perm& perm, std
       Kokkos::Max<std::int64_t>(max_products), Kokkos::Max<std::int64_t>(max_a_len));
 }
 
+/// The bin's maxima as measured at symbolic time, or measured now.
+template <class ExecSpace, class Views, class Perm>
+void bin_row_maxima(const ExecSpace& exec, const Views& v, const Perm& perm, const BinConfig& c, std::int64_t first,
+                    std::int64_t& max_products, std::int64_t& max_a_len) {
+  if (c.max_products >= 0 && c.max_a_len >= 0) {
+    max_products = c.max_products;
+    max_a_len = c.max_a_len;
+  } else {
+    bin_row_maxima(exec, v, perm, first, c.rows, max_products, max_a_len);
+  }
+}
+
 /// Pool bytes a sorted-row kernel may hold at once without a budget: takers beyond it wait for a release.
 constexpr std::size_t sorted_pool_cap_bytes = std::size_t(1) << 28;
 
@@ -97,6 +109,17 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
   const std::string phase = Numeric ? "KokkosSpGEMM::Numeric::" : "KokkosSpGEMM::Symbolic::";
   std::size_t pool_peak = 0;
+  // Dense bins share one zeroed pool laid out for their largest bound (rows leave their chunk clean): a pool of
+  // B.num_cols()-wide chunks allocated and zeroed per bin cost more than the rows of wide, short-row products.
+  BinConfig dense_shared;  // rows: all dense bins' rows; bound: their largest
+  for (const BinConfig& c : configs) {
+    if (c.kernel != RowKernel::Dense) continue;
+    const std::int64_t rows = dense_shared.rows + c.rows, bound = max_of(dense_shared.bound, c.bound);
+    dense_shared = c;
+    dense_shared.rows = rows;
+    dense_shared.bound = bound;
+  }
+  Pool dense_pool;
   for (const BinConfig& c : configs) {
     const std::int64_t first = bins.offsets[c.bin];
     switch (c.kernel) {
@@ -132,7 +155,7 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
       case RowKernel::Heap: {
         using Kernel = HeapRowsKernel<ExecSpace, Numeric, Views, Perm>;
         std::int64_t max_products = 0, max_a_len = 0;
-        bin_row_maxima(exec, v, bins.perm, first, c.rows, max_products, max_a_len);
+        bin_row_maxima(exec, v, bins.perm, c, first, max_products, max_a_len);
         Pool pool;
         if (max_a_len > Kernel::scratch_slots) {
           const std::size_t chunk = Kernel::chunk_bytes(max_a_len);
@@ -150,7 +173,7 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
       case RowKernel::Esc: {
         using Kernel = EscRowKernel<ExecSpace, Numeric, Views, Perm>;
         std::int64_t max_products = 0, max_a_len = 0;
-        bin_row_maxima(exec, v, bins.perm, first, c.rows, max_products, max_a_len);
+        bin_row_maxima(exec, v, bins.perm, c, first, max_products, max_a_len);
         // Products that fit the scratch budget with the two shared counters and the values' alignment padding.
         const std::int64_t capacity = (c.scratch - 2 * static_cast<std::int64_t>(sizeof(std::int64_t)) - 16) /
                                       static_cast<std::int64_t>(Kernel::entry_bytes);
@@ -169,7 +192,7 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
       case RowKernel::Merge: {
         using Kernel = MergeRowKernel<ExecSpace, Numeric, Views, Perm>;
         std::int64_t max_products = 0, max_a_len = 0;
-        bin_row_maxima(exec, v, bins.perm, first, c.rows, max_products, max_a_len);
+        bin_row_maxima(exec, v, bins.perm, c, first, max_products, max_a_len);
         const std::size_t scratch = static_cast<std::size_t>(c.scratch) - 2 * sizeof(std::int64_t);
         Pool pool;
         if (Kernel::work_bytes(max_products, max_a_len) > scratch) {
@@ -197,10 +220,15 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
       }
       case RowKernel::Dense: {
         using Kernel = DenseRowKernel<ExecSpace, Numeric, Views, Perm>;
-        const std::size_t chunk = Kernel::chunk_bytes(static_cast<Ordinal>(c.l2_entries), c.bound);
-        Pool pool(exec, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
-        pool_peak = max_of(pool_peak, pool.total_bytes());
-        Kernel k{v, bins.perm, first, static_cast<Ordinal>(c.l2_entries), c.bound, pool, options.sorted};
+        const Ordinal width = static_cast<Ordinal>(dense_shared.l2_entries);
+        if (dense_pool.num_chunks() == 0) {
+          const std::size_t chunk = Kernel::chunk_bytes(width, dense_shared.bound);
+          dense_pool = Pool(exec, budgeted_pool_chunks(exec, dense_shared, chunk, options, pool_budget, phase_name),
+                            chunk, true);
+          pool_peak = max_of(pool_peak, dense_pool.total_bytes());
+        }
+        Kernel k{v, bins.perm, first, width, dense_shared.bound, dense_pool, options.sorted};
+        k.by_token = dense_pool.num_chunks() >= k.token.size();
         Kokkos::parallel_for(phase + "dense_bin_" + std::to_string(c.bin),
                              Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, c.rows), k);
         break;

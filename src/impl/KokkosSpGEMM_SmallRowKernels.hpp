@@ -63,17 +63,29 @@ struct DenseRowKernel {
   Perm perm;
   std::int64_t first = 0;
   Ordinal width = 0;       // B.num_cols()
-  std::int64_t bound = 0;  // the bin's largest row bound: the touched list's length
+  std::int64_t bound = 0;  // the largest row bound of the bins sharing the pool: the touched list's length
   Pool pool;
   bool sorted = true;
+  // With a chunk per thread, a thread's unique token picks its chunk: no shared flags bouncing between cores per
+  // row, as the pool's acquire/release would cause.
+  Kokkos::Experimental::UniqueToken<ExecSpace> token;
+  bool by_token = false;
 
   KOKKOS_INLINE_FUNCTION static std::size_t chunk_bytes(Ordinal width, std::int64_t bound) {
     return width * (sizeof(Scalar) + 1) + bound * sizeof(Ordinal) + 32;
   }
 
+  KOKKOS_INLINE_FUNCTION void release(std::int64_t chunk_id) const {
+    if (by_token) {
+      token.release(static_cast<int>(chunk_id));
+    } else {
+      pool.release(chunk_id);
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t r) const {
     const Ordinal row = perm(first + r);
-    const std::int64_t chunk_id = pool.acquire(r);
+    const std::int64_t chunk_id = by_token ? static_cast<std::int64_t>(token.acquire()) : pool.acquire(r);
     char* chunk = pool.chunk(chunk_id);
     Scalar* acc = reinterpret_cast<Scalar*>(chunk);
     Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + width * sizeof(Scalar));
@@ -101,6 +113,20 @@ struct DenseRowKernel {
     }
     if constexpr (!Numeric) {
       v.row_sizes(row) = n;
+    } else if (v.known_columns) {
+      // Reuse: C's columns are in place, each value is one read of the accumulator (no sort, no scan).
+      const Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
+      Scalar* c_vals = v.c_vals.data() + v.c_rows(row);
+      const std::int64_t size = v.c_rows(row + 1) - v.c_rows(row);
+      for (std::int64_t i = 0; i < size; ++i) {
+        const Ordinal col = c_cols[i];
+        if (col >= 0 && col < width && flags[col]) {
+          c_vals[i] = acc[col];
+        } else {
+          Kokkos::atomic_add(&v.gather_misses(), 1);
+          c_vals[i] = Scalar();
+        }
+      }
     } else if (sorted && width <= dense_scan_ratio * n) {
       // A dense row: walking the flags in column order is cheaper than sorting, and clears them on the way.
       Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
@@ -113,7 +139,7 @@ struct DenseRowKernel {
           flags[col] = 0;
         }
       }
-      pool.release(chunk_id);
+      release(chunk_id);
       return;
     } else {
       if (sorted) sort_row_sequential(touched, static_cast<Scalar*>(nullptr), n);
@@ -125,7 +151,7 @@ struct DenseRowKernel {
       }
     }
     for (std::int64_t i = 0; i < n; ++i) flags[touched[i]] = 0;
-    pool.release(chunk_id);
+    release(chunk_id);
   }
 };
 

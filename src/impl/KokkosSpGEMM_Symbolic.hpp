@@ -83,28 +83,38 @@ StructureSignature signature_of(const ExecSpace& exec, const Handle& handle, con
 /// Auto's per-bin choice for the numeric phase on GPUs with sorted output (perf_tests/NOTES.md, v4): bins of rows
 /// with more than 512 products (past the hash kernel's in-table rank sort, so its rows need a bitonic sort pass)
 /// whose products barely compress (fewer than 2 per entry of C) are merged instead: the rows of B are already
-/// sorted runs, and merging them costs less than hashing then sorting nearly as many entries.
+/// sorted runs, and merging them costs less than hashing then sorting nearly as many entries. A merge takes
+/// log2(rows of B met) rounds, so bins whose rows of A are long on average keep hashing (sinc18: 61 per row, merged
+/// 0.5x as fast as hashed; uniform 10^6 x 32: 32 per row, 2.4x; R-MAT bins: 3 to 43, 1.2 to 1.6x).
 constexpr int auto_merge_first_bin = 11;  // bound > 512
 constexpr std::int64_t auto_merge_max_compression = 2;
+constexpr std::int64_t auto_merge_max_mean_a_row = 48;
 
 template <class ExecSpace, class Views>
 void choose_auto_merge_bins(const ExecSpace& exec, const Views& v, std::int64_t rows, ProductBinMask& mask) {
   using Space = typename ExecSpace::memory_space;
   using Ordinal = typename Views::ordinal_type;
-  Kokkos::View<std::int64_t*, Space> totals("KokkosSpGEMM::Symbolic::bin_totals", 2 * num_row_bins);
+  // Per bin: products, sizes of C, entries of A, rows.
+  Kokkos::View<std::int64_t*, Space> totals("KokkosSpGEMM::Symbolic::bin_totals", 4 * num_row_bins);
   Kokkos::parallel_for(
       "KokkosSpGEMM::Symbolic::bin_totals", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const std::int64_t i) {
         const int b = row_bin_of(v.row_bound(static_cast<Ordinal>(i)));
         if (b < auto_merge_first_bin) return;
-        Kokkos::atomic_add(&totals(2 * b), v.row_products(i));
-        Kokkos::atomic_add(&totals(2 * b + 1), v.row_sizes(i));
+        Kokkos::atomic_add(&totals(4 * b), v.row_products(i));
+        Kokkos::atomic_add(&totals(4 * b + 1), v.row_sizes(i));
+        Kokkos::atomic_add(&totals(4 * b + 2), static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i)));
+        Kokkos::atomic_add(&totals(4 * b + 3), std::int64_t(1));
       });
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
   bool any = false;
   for (int b = auto_merge_first_bin; b < num_row_bins; ++b) {
-    const std::int64_t products = host(2 * b), size = host(2 * b + 1);
-    if (products > 0 && products < auto_merge_max_compression * size) mask.product[b] = any = true;
+    const std::int64_t products = host(4 * b), size = host(4 * b + 1), a_entries = host(4 * b + 2);
+    const std::int64_t bin_rows = host(4 * b + 3);
+    if (products > 0 && products < auto_merge_max_compression * size &&
+        a_entries <= auto_merge_max_mean_a_row * bin_rows) {
+      mask.product[b] = any = true;
+    }
   }
   if (!any) return;
   // Merging needs B's rows sorted; Auto accepts any B, so it keeps hashing when they are not.
@@ -197,8 +207,12 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     Options product_family = handle.options();
     if (product_kernel_for(product_family.algorithm, 2) == RowKernel::Empty)
       product_family.algorithm = Algorithm::Merge;
-    for (const BinConfig& cfg : configure_bins<ExecSpace, Ordinal, Scalar, true>(bins, b.num_cols(), product_family)) {
-      if (mask.product[cfg.bin]) handle.m_product_configs.push_back(cfg);
+    for (BinConfig cfg : configure_bins<ExecSpace, Ordinal, Scalar, true>(bins, b.num_cols(), product_family)) {
+      if (!mask.product[cfg.bin]) continue;
+      if (is_product_kernel(cfg.kernel) && cfg.kernel != RowKernel::SegMerge) {
+        bin_row_maxima(exec, v, bins.perm, bins.offsets[cfg.bin], cfg.rows, cfg.max_products, cfg.max_a_len);
+      }
+      handle.m_product_configs.push_back(cfg);
     }
     if (!handle.m_product_configs.empty()) handle.m_product_bins = bins;
   } else {
