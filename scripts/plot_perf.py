@@ -88,10 +88,15 @@ def profile(ax, impls, title):
         times = [by[c]["seconds"] for by in impls.values() if c in by and by[c]["valid"]]
         if times:
             best[c] = min(times)
-    taus = [1 + i * 0.05 for i in range(0, 400)]
-    for impl, by in impls.items():
-        ratios = [by[c]["seconds"] / best[c] if c in by and by[c]["valid"] else math.inf for c in best]
-        ax.step(taus, [sum(r <= t for r in ratios) / max(1, len(ratios)) for t in taus], where="post", label=impl)
+    ratios = {
+        impl: [by[c]["seconds"] / best[c] if c in by and by[c]["valid"] else math.inf for c in best]
+        for impl, by in impls.items()
+    }
+    # Log-spaced taus up to just past the largest finite ratio, so that every curve reaches its final height.
+    top = max([r for rs in ratios.values() for r in rs if r != math.inf] + [2.0]) * 1.1
+    taus = [top ** (i / 400) for i in range(401)]
+    for impl, rs in ratios.items():
+        ax.step(taus, [sum(r <= t for r in rs) / max(1, len(rs)) for t in taus], where="post", label=impl)
     ax.set_xscale("log")
     ax.set_xlabel("tau (time / fastest time)")
     ax.set_ylabel("fraction of cases within tau")
