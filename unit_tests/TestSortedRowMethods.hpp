@@ -227,6 +227,11 @@ TEST(TEST_CATEGORY, auto_merges_long_incompressible_bins) {
     EXPECT_TRUE(cmp.ok) << "sorted B " << sorted_b << ": " << cmp.message;
     const bool merged = handle.describe().find("merge-path") != std::string::npos;
     EXPECT_EQ(merged, KokkosSpGEMM::BackendTraits<Exec>::is_gpu && sorted_b == 1) << handle.describe();
+    if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
+      // The merge bins' pool (a chunk per concurrent team would be ~10x C here) is held to the size of C.
+      const std::size_t c_bytes = c.nnz() * (sizeof(int) + sizeof(double));
+      EXPECT_LE(handle.peak_extra_bytes(), c_bytes) << handle.describe();
+    }
   }
   // As many products from rows of A of 64 entries (more merge rounds): Auto keeps hashing.
   const auto a_long = sorted_copy(KokkosSpGEMM::uniform_random<double, int, int>(300, 2000, 64, 7));

@@ -9,6 +9,8 @@
 #include <impl/KokkosSpGEMM_RMerge.hpp>
 #include <impl/KokkosSpGEMM_RowKernelLaunch.hpp>
 
+#include <type_traits>
+
 namespace KokkosSpGEMM {
 namespace Impl {
 
@@ -60,15 +62,27 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
     Kokkos::deep_copy(exec, handle.m_gather_misses, 0);
     v.gather_misses = handle.m_gather_misses;
   }
+  // On GPUs the pools (one chunk per concurrent team by default) are held to the size of C beyond what the
+  // analysis keeps, so that a call's peak extra memory stays within C (teams wait for chunks beyond that).
+  Options launch_options = handle.options();
+  if (BackendTraits<ExecSpace>::is_gpu) {
+    using CMatrixT = std::decay_t<CMatrix>;
+    const std::size_t c_bytes = static_cast<std::size_t>(handle.nnz()) *
+                                (sizeof(typename CMatrixT::ordinal_type) + sizeof(typename CMatrixT::scalar_type));
+    const std::size_t cap = c_bytes > handle.kept_bytes() ? c_bytes - handle.kept_bytes() : 1;
+    if (launch_options.pool_bytes_limit == 0 || cap < launch_options.pool_bytes_limit) {
+      launch_options.pool_bytes_limit = cap;
+    }
+  }
   std::size_t pool = 0;
   if (handle.options().algorithm == Algorithm::RMerge) {
     pool = rmerge_multiply<true>(exec, v, a.num_rows());
   } else {
-    pool = launch_row_kernels<true>(exec, v, handle.m_numeric_bins, handle.m_numeric_configs, handle.options(),
-                                    pool_budget);
+    pool =
+        launch_row_kernels<true>(exec, v, handle.m_numeric_bins, handle.m_numeric_configs, launch_options, pool_budget);
     if (!handle.m_product_configs.empty()) {
       pool = max_of(pool, launch_row_kernels<true>(exec, v, handle.m_product_bins, handle.m_product_configs,
-                                                   handle.options(), pool_budget));
+                                                   launch_options, pool_budget));
     }
   }
   if (v.known_columns) {
