@@ -72,6 +72,19 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     r.kept_bytes = kept;
     results.push_back(r);
   };
+  // The one-shot and reuse rows of a Kokkos-allocating implementation, with the memory of a fresh one-shot (first)
+  // and of a reuse call after it (again); C's own arrays are not extra.
+  auto add_measured = [&](const std::string& impl, double one_shot, double reuse, std::int64_t nnz,
+                          std::int64_t products, const MemoryUse& first, const MemoryUse& again,
+                          const std::string& status, const std::string& reuse_status) {
+    const std::int64_t kept = first.kept - c_bytes(da.num_rows(), nnz);
+    add({cs.name, impl + "_oneshot", one_shot, nnz, products,
+         static_cast<std::size_t>(std::max<std::int64_t>(0, first.peak_extra - c_bytes(da.num_rows(), nnz))), status},
+        kept);
+    add({cs.name, impl + "_reuse", reuse, nnz, products,
+         static_cast<std::size_t>(std::max<std::int64_t>(0, again.peak_extra)), reuse_status},
+        kept + again.kept);
+  };
 
   // Ours (Auto; with --deterministic, also deterministic mode: its cost; with --unsorted, unsorted output; with
   // --methods, each named algorithm).
@@ -117,14 +130,7 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
       KokkosSpGEMM::spgemm_numeric(exec, fresh, da, db, fresh_c);
     });
     const MemoryUse again = measure_memory([&] { KokkosSpGEMM::spgemm_numeric(exec, fresh, da, db, fresh_c); });
-    const std::int64_t cb = c_bytes(da.num_rows(), fresh.nnz());
-    const std::int64_t kept = first.kept - cb;
-    add({cs.name, name + "_oneshot", one_shot, fresh.nnz(), fresh.products(),
-         static_cast<std::size_t>(std::max<std::int64_t>(0, first.peak_extra - cb)), status},
-        kept);
-    add({cs.name, name + "_reuse", reuse, fresh.nnz(), fresh.products(),
-         static_cast<std::size_t>(std::max<std::int64_t>(0, again.peak_extra)), reuse_status},
-        kept + again.kept);
+    add_measured(name, one_shot, reuse, fresh.nnz(), fresh.products(), first, again, status, reuse_status);
   }
   const std::int64_t products = results.back().products;
   if (ref.available && products <= 20000000) {
@@ -175,13 +181,7 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
       numeric();
     });
     const MemoryUse again = measure_memory(numeric);
-    const std::int64_t cb = c_bytes(da.num_rows(), nnz);
-    add({cs.name, "kk_oneshot", one_shot, nnz, products,
-         static_cast<std::size_t>(std::max<std::int64_t>(0, first.peak_extra - cb)), status},
-        first.kept - cb);
-    add({cs.name, "kk_reuse", reuse, nnz, products,
-         static_cast<std::size_t>(std::max<std::int64_t>(0, again.peak_extra)), status},
-        first.kept - cb + again.kept);
+    add_measured("kk", one_shot, reuse, nnz, products, first, again, status, status);
     kh.destroy_spgemm_handle();
   }
 #endif

@@ -45,6 +45,11 @@ struct MultiplyViews {
       s = l2.find(col, l2.capacity());
       if (s >= 0) return l2.values[s];
     }
+    return missed();
+  }
+
+  /// Records a column of C absent from its row's accumulator; its value is zero until the call is redone.
+  KOKKOS_INLINE_FUNCTION scalar_type missed() const {
     Kokkos::atomic_add(&gather_misses(), 1);
     return scalar_type();
   }

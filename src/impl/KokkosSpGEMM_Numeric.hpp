@@ -9,21 +9,23 @@
 #include <impl/KokkosSpGEMM_RMerge.hpp>
 #include <impl/KokkosSpGEMM_RowKernelLaunch.hpp>
 
-#include <type_traits>
-
 namespace KokkosSpGEMM {
 namespace Impl {
+
+/// Bytes of C's entries and values for the handle's nnz(C).
+template <class CMatrix, class Handle>
+std::size_t c_entry_bytes(const Handle& handle) {
+  return static_cast<std::size_t>(handle.nnz()) *
+         (sizeof(typename CMatrix::ordinal_type) + sizeof(typename CMatrix::scalar_type));
+}
 
 /// Checks C and the kept analysis against the memory budget (refused before C is touched), then gives C its
 /// entries and values for nnz(C) unless it has them. Returns the bytes the budget leaves for pools (0: no budget).
 template <class Handle, class CMatrix>
 std::size_t prepare_numeric_output(const Handle& handle, CMatrix& c) {
-  using Ordinal = typename CMatrix::ordinal_type;
-  using Scalar = typename CMatrix::scalar_type;
-  using Offset = typename CMatrix::offset_type;
   const std::size_t budget = handle.options().memory_budget_bytes;
-  const std::size_t c_bytes = static_cast<std::size_t>(handle.nnz()) * (sizeof(Ordinal) + sizeof(Scalar)) +
-                              (static_cast<std::size_t>(c.num_rows()) + 1) * sizeof(Offset);
+  const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle) +
+                              (static_cast<std::size_t>(c.num_rows()) + 1) * sizeof(typename CMatrix::offset_type);
   KOKKOSSPGEMM_REQUIRE(budget == 0 || c_bytes + handle.kept_bytes() < budget, OutOfMemory, "spgemm_numeric",
                        "C needs " << c_bytes << " bytes (nnz(C) = " << handle.nnz() << ") and the analysis keeps "
                                   << handle.kept_bytes() << ", over the memory budget of " << budget << " bytes");
@@ -66,9 +68,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   // analysis keeps, so that a call's peak extra memory stays within C (teams wait for chunks beyond that).
   Options launch_options = handle.options();
   if (BackendTraits<ExecSpace>::is_gpu) {
-    using CMatrixT = std::decay_t<CMatrix>;
-    const std::size_t c_bytes = static_cast<std::size_t>(handle.nnz()) *
-                                (sizeof(typename CMatrixT::ordinal_type) + sizeof(typename CMatrixT::scalar_type));
+    const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle);
     const std::size_t cap = c_bytes > handle.kept_bytes() ? c_bytes - handle.kept_bytes() : 1;
     if (launch_options.pool_bytes_limit == 0 || cap < launch_options.pool_bytes_limit) {
       launch_options.pool_bytes_limit = cap;

@@ -120,12 +120,7 @@ struct DenseRowKernel {
       const std::int64_t size = v.c_rows(row + 1) - v.c_rows(row);
       for (std::int64_t i = 0; i < size; ++i) {
         const Ordinal col = c_cols[i];
-        if (col >= 0 && col < width && flags[col]) {
-          c_vals[i] = acc[col];
-        } else {
-          Kokkos::atomic_add(&v.gather_misses(), 1);
-          c_vals[i] = Scalar();
-        }
+        c_vals[i] = col >= 0 && col < width && flags[col] ? acc[col] : v.missed();
       }
     } else if (sorted && width <= dense_scan_ratio * n) {
       // A dense row: walking the flags in column order is cheaper than sorting, and clears them on the way.
