@@ -2,7 +2,7 @@
 # Runs a prebuilt CUDA build on a GPU machine: unit tests, compute-sanitizer, tool and perf_tests. Expects the
 # binaries in $BIN (default .device/bin) and the shared matrices in $KOKKOSSPGEMM_TEST_MATRICES (default
 # .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, tool, perf, methods,
-# transpose, galerkin, split, example, openmp (default all but openmp). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
+# transpose, galerkin, split, example, openmp, profile, reuse (default all but openmp, profile and reuse). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${BIN:-$root/.device/bin}"
@@ -58,6 +58,24 @@ for stage in $stages; do
     example)
       "$bin/KokkosSpGEMM_AmgHierarchy" --n 160 --levels 3 --steps 3 2>&1 | tee "$out/example_amg.log"
       "$bin/KokkosSpGEMM_AmgHierarchy" --n 40 --levels 3 --steps 1 --check 2>&1 | tail -1 | tee -a "$out/example_amg.log"
+      ;;
+    profile)
+      # Where a one-shot's and a reuse call's time goes on small cases: kernels (blocking launches), copies, host.
+      for m in ${PROFILE_MATRICES:-p2p-Gnutella31 ca-CondMat}; do
+        CUDA_LAUNCH_BLOCKING=1 "$bin/kokkosspgemm" multiply --a "$KOKKOSSPGEMM_TEST_MATRICES/$m.mtx.gz" --repeat 2 \
+          --profile > "$out/profile_$m.log" 2>&1
+        echo "== $m"; grep -A14 "^profile of" "$out/profile_$m.log" | grep -v "^--" | head -60
+      done
+      ;;
+    reuse)
+      # Reuse with and without the position map, checked on sampled rows (the longest and random ones).
+      for m in ${REUSE_INPUTS:-gen:p3d27:100 gen:uniform:1000000:1000000:32 gen:rmat:16:16}; do
+        for flag in "" --no-position-map; do
+          log="$out/reuse_$(echo "$m$flag" | tr ':' '_').log"
+          "$bin/kokkosspgemm" multiply --a "$m" --repeat 3 --check-rows 200 $flag > "$log" 2>&1
+          echo "== $m $flag: $(grep -E '^(total|first reuse|reuse numeric|check-rows)' "$log" | tr -s ' ' | tr '\n' ';')"
+        done
+      done
       ;;
     openmp)
       # The host build's perf binary (Kokkos and Kokkos Kernels 4.x with OpenMP) on the device host's cores, when

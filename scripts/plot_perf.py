@@ -5,7 +5,7 @@ tau of the fastest). Prints a summary: geometric means over the cases every impl
 each implementation's ratio to ours there.
 
 usage: plot_perf.py perf.csv [more.csv ...] [--out perf.png] [--title TEXT] [--no-plot]
-Rows whose status is neither "ok" nor "unchecked" count as failures: no bar, never within tau of the best.
+Rows whose status is not "ok", "sampled" or "unchecked" count as failures: no bar, never within tau of the best.
 Needs Debian's python3-matplotlib for the plot (the summary needs only the standard library).
 """
 import argparse
@@ -26,7 +26,7 @@ def read_rows(paths):
                 r["gflops"] = float(r["gflops"])
             except (KeyError, ValueError):
                 raise SystemExit(f"{path}: not a perf_tests CSV (row {r})")
-            r["valid"] = r["status"] in ("ok", "unchecked") and r["seconds"] > 0
+            r["valid"] = r["status"] in ("ok", "sampled", "unchecked") and r["seconds"] > 0
             rows.append(r)
     if not rows:
         raise SystemExit("no result rows in " + ", ".join(paths))

@@ -6,6 +6,7 @@
 #include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_Options.hpp>
 #include <impl/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/KokkosSpGEMM_PositionMap.hpp>
 #include <impl/KokkosSpGEMM_RMerge.hpp>
 #include <impl/KokkosSpGEMM_RowBins.hpp>
 
@@ -53,9 +54,10 @@ class Handle {
   std::int64_t max_row_products() const { return m_max_row_products; }
   /// Largest temporary device memory (bytes) beyond A, B and C that a phase used.
   std::size_t peak_extra_bytes() const { return m_peak_extra_bytes; }
-  /// Bytes the handle keeps between calls (the numeric phase's row permutation).
+  /// Bytes the handle keeps between calls (the numeric phase's row permutations and the position map).
   std::size_t kept_bytes() const {
-    std::size_t bytes = (m_numeric_bins.perm.span() + m_product_bins.perm.span()) * sizeof(Ordinal);
+    std::size_t bytes =
+        (m_numeric_bins.perm.span() + m_product_bins.perm.span()) * sizeof(Ordinal) + m_positions.bytes();
     for (const Handle& part : m_chunks) bytes += part.kept_bytes();
     return bytes;
   }
@@ -93,6 +95,7 @@ class Handle {
       s << "  numeric bins of the sorted-row kernels (by products):\n";
       for (const auto& c : m_product_configs) s << Impl::describe_bin(c) << "\n";
     }
+    if (m_options.reuse_columns && m_options.reuse_positions) s << m_positions.describe();
     s << "  memory pool: symbolic " << m_symbolic_pool_bytes << " B, numeric " << m_numeric_pool_bytes
       << " B; peak extra " << m_peak_extra_bytes << " B; kept between calls " << kept_bytes() << " B\n";
     return s.str();
@@ -111,7 +114,8 @@ class Handle {
   // The entries array the last full numeric call wrote C's columns into, and in which order (Options::reuse_columns).
   const void* m_written_columns = nullptr;
   bool m_written_sorted = false;
-  Kokkos::View<int, memory_space> m_gather_misses;
+  Kokkos::View<std::uint64_t*, memory_space> m_reuse_status;  // MultiplyViews::reuse_status
+  Impl::PositionMap<Ordinal, memory_space> m_positions;  // Options::reuse_positions, made by the first reuse call
   std::vector<Handle> m_chunks;             // one analysis per block of rows, when the budget asks for blocks
   std::vector<std::int64_t> m_chunk_first;  // first row of each block
 };

@@ -112,6 +112,13 @@ struct Options {
   /// and refresh only the values: the hash tables are read in C's column order instead of being extracted and
   /// sorted. A column the tables lack (C's entries changed in between) makes the call redo the full numeric phase.
   bool reuse_columns = true;
+  /// With reuse_columns: the first such call also records, for every product, the place of its column in its row
+  /// of C (1, 2 or 4 bytes a product by the row's length: the position map), and later calls add each product into
+  /// that place instead of hashing it. Rows are mapped by bins, shortest rows first, within reuse_positions_bytes;
+  /// the other rows gather from hash tables as without the map.
+  bool reuse_positions = true;
+  /// Bytes the position map (with its row order) may keep between calls; 0: the size of C's entries and values.
+  std::size_t reuse_positions_bytes = 0;
   /// Order of the Galerkin triple product R*A*P.
   TripleOrder triple_order = TripleOrder::Auto;
   /// spgemm_split only: the share of the products (those meeting B's longest rows) computed on the host execution

@@ -6,6 +6,7 @@
 
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
+#include <KokkosSpGEMM_GeneratorsRandom.hpp>
 
 #include <Kokkos_Complex.hpp>
 
@@ -291,6 +292,31 @@ SpGEMMComparison compare_to_reference(const MatrixC& c, const HostCsrMatrix<S, O
                                       const HostCsrMatrix<S, O, F>& b, bool require_sorted = true,
                                       double tolerance_factor = 1.0) {
   return compare_to_reference(c, reference_spgemm_with_bounds(a, b), require_sorted, tolerance_factor);
+}
+
+/// The rows to check in a product too large for the whole reference: the `longest` with the most products (where
+/// accumulators overflow first) and `random` more drawn uniformly from a seeded generator; sorted, distinct.
+template <class S, class O, class F>
+std::vector<O> rows_to_sample(const HostCsrMatrix<S, O, F>& a, const HostCsrMatrix<S, O, F>& b, std::size_t longest,
+                              std::size_t random, std::uint64_t seed = 12345) {
+  std::vector<std::pair<std::int64_t, O>> work;
+  for (O i = 0; i < a.num_rows(); ++i) {
+    std::int64_t p = 0;
+    for (F e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
+      p += static_cast<std::int64_t>(b.row_map()(a.entries()(e) + 1) - b.row_map()(a.entries()(e)));
+    }
+    work.push_back({p, i});
+  }
+  longest = std::min(longest, work.size());
+  std::partial_sort(work.begin(), work.begin() + longest, work.end(),
+                    [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::vector<O> rows;
+  for (std::size_t k = 0; k < longest; ++k) rows.push_back(work[k].second);
+  Impl::Random rng(seed);
+  for (std::size_t k = 0; k < random && a.num_rows() > 0; ++k) rows.push_back(static_cast<O>(rng.below(a.num_rows())));
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
 }
 
 /// For products too large for the whole reference (nnz(C) past 10^9): checks the listed rows of C (any memory space;

@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,14 @@ M with_new_values(const M& m, double scale, double shift) {
   return out;
 }
 
+/// True when C's values equal the reference's bit for bit (same pattern assumed: sorted rows, checked before).
+template <class M, class S, class O, class F>
+bool bitwise_equal_values(const M& c_any, const HostCsr<S, O, F>& ref) {
+  const auto c = KokkosSpGEMM::to_host(c_any);
+  if (c.nnz() != ref.nnz()) return false;
+  return c.nnz() == 0 || std::memcmp(c.values().data(), ref.values().data(), c.nnz() * sizeof(S)) == 0;
+}
+
 /// Multiplies on TEST_EXECSPACE with the given options and checks the result against the reference.
 template <class ExecSpace, class S, class O, class F>
 void expect_matches_reference(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b,
@@ -85,6 +95,34 @@ void expect_matches_reference(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>&
   EXPECT_TRUE(cmp.ok) << what << " (" << KokkosSpGEMM::algorithm_name(options.algorithm)
                       << (options.sorted ? ", sorted" : ", unsorted") << ", scratch " << options.scratch_bytes
                       << "): " << cmp.message;
+}
+
+/// Symbolic, numeric, then `rounds` numeric calls with new values (the first makes the position map, the others
+/// replay it), each checked against the reference; the map within the size of C. Returns the handle's description.
+template <class ExecSpace, class S, class O, class F>
+std::string check_reuse_rounds(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b, const KokkosSpGEMM::Options& o,
+                               const std::string& what, int rounds = 3) {
+  ExecSpace exec;
+  KokkosSpGEMM::Handle<ExecSpace, S, O, F> handle(o);
+  KokkosSpGEMM::CsrMatrix<S, O, F, typename ExecSpace::memory_space> c;
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+  KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+  for (int round = 1; round <= rounds; ++round) {
+    const auto a2 = with_new_values(a, -1.5 * round, 1.0);
+    const auto b2 = with_new_values(b, 0.25, round);
+    KokkosSpGEMM::spgemm_numeric(exec, handle, KokkosSpGEMM::copy_to(exec, a2), KokkosSpGEMM::copy_to(exec, b2), c);
+    const auto cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, o.sorted);
+    EXPECT_TRUE(cmp.ok) << what << ", round " << round << ": " << cmp.message;
+  }
+  if (o.reuse_positions_bytes == 0) {
+    // The map takes at most the size of C beyond what the analysis keeps anyway.
+    const std::size_t c_bytes = static_cast<std::size_t>(handle.nnz()) * (sizeof(O) + sizeof(S));
+    const std::size_t other = handle.kept_bytes() - handle.m_positions.bytes();
+    EXPECT_LE(handle.kept_bytes(), std::max(c_bytes, other)) << what;
+  }
+  return handle.describe();
 }
 
 /// A (3 x 1000) and B (1000 x 4000) where row 1 of C has 1e5 products over 4,000 columns (rows of B repeat

@@ -1,17 +1,7 @@
 // Deterministic mode (bitwise identical sums), the memory budget and allocation failures as typed errors.
 #include <SpGEMMTestHelpers.hpp>
 
-#include <cstring>
-
 namespace KokkosSpGEMMTest {
-
-/// True when C's values equal the reference's bit for bit (same pattern assumed: sorted rows, checked before).
-template <class M, class S, class O, class F>
-bool bitwise_equal_values(const M& c_any, const HostCsr<S, O, F>& ref) {
-  const auto c = KokkosSpGEMM::to_host(c_any);
-  if (c.nnz() != ref.nnz()) return false;
-  return c.nnz() == 0 || std::memcmp(c.values().data(), ref.values().data(), c.nnz() * sizeof(S)) == 0;
-}
 
 TEST(TEST_CATEGORY, deterministic_mode_sums_in_reference_order) {
   using Exec = TEST_EXECSPACE;

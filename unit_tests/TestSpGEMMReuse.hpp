@@ -8,28 +8,9 @@
 namespace KokkosSpGEMMTest {
 
 TEST(TEST_CATEGORY, reuse_numeric_with_new_values) {
-  using Exec = TEST_EXECSPACE;
-  Exec exec;
   const auto a = KokkosSpGEMM::rmat<double, int, int>(8, 6, 11);
   const auto b = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(16);
-  for (const auto& o : all_paths()) {
-    KokkosSpGEMM::Handle<Exec, double> handle(o);
-    KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
-    const auto da = KokkosSpGEMM::copy_to(exec, a);
-    const auto db = KokkosSpGEMM::copy_to(exec, b);
-    KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
-    KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
-    EXPECT_EQ(static_cast<std::int64_t>(c.nnz()), handle.nnz());
-    EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, b, o.sorted).ok);
-    // New values, same structure: the result must follow them.
-    for (int round = 1; round <= 2; ++round) {
-      const auto a2 = with_new_values(a, -1.5 * round, 1.0);
-      const auto b2 = with_new_values(b, 0.25, round);
-      KokkosSpGEMM::spgemm_numeric(exec, handle, KokkosSpGEMM::copy_to(exec, a2), KokkosSpGEMM::copy_to(exec, b2), c);
-      const auto cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, o.sorted);
-      EXPECT_TRUE(cmp.ok) << "round " << round << ": " << cmp.message;
-    }
-  }
+  for (const auto& o : all_paths()) check_reuse_rounds<TEST_EXECSPACE>(a, b, o, "rmat(8,6) * p2d5(16)", 2);
 }
 
 // Reuse refreshes values in C's existing column order (Options::reuse_columns): rows reversed by hand stay

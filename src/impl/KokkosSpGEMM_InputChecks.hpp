@@ -117,11 +117,51 @@ void check_rows_sorted(const ExecSpace& exec, const char* function, const char* 
                                         "algorithm 'hash' or 'esc'");
 }
 
+/// Whether row i of a CSR matrix breaks the rules: offsets monotone within [0, nnz], starting at 0 and ending at
+/// nnz, columns in range.
+template <class RowMap, class Cols, class Ordinal>
+KOKKOS_INLINE_FUNCTION bool csr_row_ok(const RowMap& row_map, const Cols& cols, Ordinal i, Ordinal rows,
+                                       Ordinal num_cols) {
+  const std::size_t nnz = cols.extent(0);
+  const auto begin = row_map(i);
+  const auto end = row_map(i + 1);
+  bool ok = !is_negative(begin) && begin <= end && static_cast<std::size_t>(end) <= nnz && (i != 0 || begin == 0) &&
+            (i + 1 != rows || static_cast<std::size_t>(end) == nnz);
+  for (auto e = begin; ok && e < end; ++e) ok = cols(e) >= 0 && cols(e) < num_cols;
+  return ok;
+}
+
+/// Checks A and B for a product: dimensions, then every row of both. The common case (valid operands) costs one
+/// pass over both and one synchronisation; the detailed checks, which name the problem, run only when it found one
+/// (or for shapes without rows).
 template <class ExecSpace, class AMatrix, class BMatrix>
 void check_operands(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b) {
   KOKKOSSPGEMM_REQUIRE(a.num_cols() == b.num_rows(), DimensionMismatch, function,
                        "A is " << a.num_rows() << " x " << a.num_cols() << " but B is " << b.num_rows() << " x "
                                << b.num_cols() << ": A.num_cols() must equal B.num_rows()");
+  auto shape_ok = [](const auto& m) {
+    return m.num_rows() > 0 && m.num_cols() >= 0 && m.values().extent(0) == m.entries().extent(0) &&
+           m.row_map().extent(0) == static_cast<std::size_t>(m.num_rows()) + 1;
+  };
+  if (shape_ok(a) && shape_ok(b)) {
+    using Ordinal = typename AMatrix::ordinal_type;
+    const auto a_rows = a.row_map();
+    const auto a_cols = a.entries();
+    const auto b_rows = b.row_map();
+    const auto b_cols = b.entries();
+    const Ordinal ra = a.num_rows(), ca = a.num_cols(), rb = b.num_rows(), cb = b.num_cols();
+    std::int64_t bad = 0;
+    Kokkos::parallel_reduce(
+        "KokkosSpGEMM::InputChecks::operands",
+        Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<std::int64_t>(ra) + rb),
+        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& count) {
+          const bool ok = i < ra ? csr_row_ok(a_rows, a_cols, static_cast<Ordinal>(i), ra, ca)
+                                 : csr_row_ok(b_rows, b_cols, static_cast<Ordinal>(i - ra), rb, cb);
+          if (!ok) ++count;
+        },
+        bad);
+    if (bad == 0) return;
+  }
   check_csr(exec, function, "A", a);
   check_csr(exec, function, "B", b);
 }

@@ -32,8 +32,9 @@ struct MultiplyViews {
   /// Numeric reuse: C's entries already hold this structure's columns (written by the previous numeric call of the
   /// handle), so the hash kernels only gather each column's value instead of extracting and sorting their tables.
   bool known_columns = false;
-  /// Columns of C that a gather did not find in its row's table (C's entries were changed): the call is redone.
-  Kokkos::View<int, memory_space> gather_misses;
+  /// Reuse checks: [0] counts columns of C that a gather did not find in its row's table (C's entries were
+  /// changed: the call is redone); [1] sums the position map's checksum of the replayed rows' columns.
+  Kokkos::View<std::uint64_t*, memory_space> reuse_status;
 
   /// The accumulated value of C's column col, or a recorded miss (zero) when the table lacks it.
   template <class Table>
@@ -50,7 +51,7 @@ struct MultiplyViews {
 
   /// Records a column of C absent from its row's accumulator; its value is zero until the call is redone.
   KOKKOS_INLINE_FUNCTION scalar_type missed() const {
-    Kokkos::atomic_add(&gather_misses(), 1);
+    Kokkos::atomic_add(&reuse_status(0), std::uint64_t(1));
     return scalar_type();
   }
 

@@ -6,6 +6,8 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
 #include <impl/KokkosSpGEMM_MultiplyViews.hpp>
+#include <impl/KokkosSpGEMM_PositionMapBuild.hpp>
+#include <impl/KokkosSpGEMM_PositionReplay.hpp>
 #include <impl/KokkosSpGEMM_RMerge.hpp>
 #include <impl/KokkosSpGEMM_RowKernelLaunch.hpp>
 
@@ -49,23 +51,11 @@ bool columns_known(const Handle& handle, const CMatrix& c) {
          handle.m_written_sorted == o.sorted && c.entries().extent(0) == static_cast<std::size_t>(handle.nnz());
 }
 
-template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
-void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
-  // Decided before C may get new arrays: fresh ones hold no columns.
-  const bool known = columns_known(handle, c);
-  const std::size_t pool_budget = prepare_numeric_output(handle, c);
-  MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
-  v.known_columns = known;
-  handle.m_written_columns = nullptr;  // until this call succeeds
-  if (v.known_columns) {
-    if (handle.m_gather_misses.data() == nullptr) {
-      handle.m_gather_misses = decltype(handle.m_gather_misses)("KokkosSpGEMM::Numeric::gather_misses");
-    }
-    Kokkos::deep_copy(exec, handle.m_gather_misses, 0);
-    v.gather_misses = handle.m_gather_misses;
-  }
-  // On GPUs the pools (one chunk per concurrent team by default) are held to the size of C beyond what the
-  // analysis keeps, so that a call's peak extra memory stays within C (teams wait for chunks beyond that).
+/// Pool options for one numeric call: on GPUs the pools (one chunk per concurrent team by default) are held to the
+/// size of C beyond what the analysis keeps, so that a call's peak extra memory stays within C (teams wait for
+/// chunks beyond that).
+template <class ExecSpace, class CMatrix, class Handle>
+Options numeric_launch_options(const Handle& handle) {
   Options launch_options = handle.options();
   if (BackendTraits<ExecSpace>::is_gpu) {
     const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle);
@@ -74,8 +64,64 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
       launch_options.pool_bytes_limit = cap;
     }
   }
+  return launch_options;
+}
+
+/// Whether C's columns still describe the last map or gather: no column missing from its row's table, and (for
+/// the mapped rows) the checksum the map was made with. One copy back for both.
+template <class ExecSpace, class Handle>
+bool columns_confirmed(const ExecSpace& exec, const Handle& handle, bool by_positions) {
+  std::uint64_t found[2] = {0, 0};
+  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 2),
+                    handle.m_reuse_status);
+  exec.fence();
+  return found[0] == 0 && (!by_positions || found[1] == handle.m_positions.checksum);
+}
+
+/// retried: this call already found C's columns changed once and made the map anew from them.
+template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
+void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
+                 bool retried = false) {
+  // Decided before C may get new arrays: fresh ones hold no columns.
+  const bool known = columns_known(handle, c);
+  const bool by_positions = known && handle.options().reuse_positions;
+  // A full phase rewrites C's columns: the map would no longer describe them (and its memory is better freed).
+  if (!by_positions) handle.m_positions = decltype(handle.m_positions)();
+  std::size_t pool_budget = prepare_numeric_output(handle, c);
+  MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
+  v.known_columns = known;
+  handle.m_written_columns = nullptr;  // until this call succeeds
+  if (v.known_columns) {
+    if (handle.m_reuse_status.data() == nullptr) {
+      handle.m_reuse_status = decltype(handle.m_reuse_status)("KokkosSpGEMM::Numeric::reuse_status", 2);
+    }
+    Kokkos::deep_copy(exec, handle.m_reuse_status, std::uint64_t(0));
+    v.reuse_status = handle.m_reuse_status;
+  }
+  auto& map = handle.m_positions;
   std::size_t pool = 0;
-  if (handle.options().algorithm == Algorithm::RMerge) {
+  if (by_positions && (!map.made() || map.columns != static_cast<const void*>(c.entries().data()))) {
+    // The map may take the size of C beyond what the analysis keeps (or the option's bytes), and under a memory
+    // budget half of what the budget leaves.
+    map = decltype(handle.m_positions)();
+    const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle);
+    const std::size_t want =
+        handle.options().reuse_positions_bytes > 0 ? handle.options().reuse_positions_bytes : c_bytes;
+    std::size_t limit = want > handle.kept_bytes() ? want - handle.kept_bytes() : 0;
+    if (pool_budget > 0) limit = min_of(limit, pool_budget / 2);
+    const std::size_t pool_cap = c_bytes > handle.kept_bytes() ? c_bytes - handle.kept_bytes() : 1;
+    if (!make_position_map(exec, handle, v, limit, pool_cap, pool)) {
+      run_numeric(exec, handle, a, b, c);  // C's columns are not this product's: the full phase
+      return;
+    }
+    if (pool_budget > 0) pool_budget -= map.bytes();
+  }
+  const bool replay = by_positions && !map.mapped.empty();
+  const Options launch_options = numeric_launch_options<ExecSpace, CMatrix>(handle);
+  if (replay) {
+    replay_positions(exec, v, map, handle.m_reuse_status, handle.options().deterministic);
+    pool = max_of(pool, launch_row_kernels<true>(exec, v, map.bins, map.gathered, launch_options, pool_budget));
+  } else if (handle.options().algorithm == Algorithm::RMerge) {
     pool = rmerge_multiply<true>(exec, v, a.num_rows());
   } else {
     pool =
@@ -85,15 +131,13 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
                                                    launch_options, pool_budget));
     }
   }
-  if (v.known_columns) {
-    int misses = 0;
-    Kokkos::deep_copy(exec, misses, handle.m_gather_misses);
-    exec.fence();
-    if (misses > 0) {
-      // C's entries were changed since they were written: recompute them.
-      run_numeric(exec, handle, a, b, c);
-      return;
-    }
+  if (v.known_columns && !columns_confirmed(exec, handle, replay)) {
+    // C's entries were changed since they were written. A new map from them serves them if they still hold this
+    // product's columns (the map making checks); otherwise, or without the map, the full phase recomputes them.
+    map = decltype(handle.m_positions)();
+    if (replay && !retried) handle.m_written_columns = c.entries().data();
+    run_numeric(exec, handle, a, b, c, true);
+    return;
   }
   handle.m_written_columns = c.entries().data();
   handle.m_written_sorted = handle.options().sorted;

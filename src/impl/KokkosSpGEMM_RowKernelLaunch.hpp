@@ -124,6 +124,8 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
     const std::int64_t first = bins.offsets[c.bin];
     switch (c.kernel) {
       case RowKernel::Empty:
+      case RowKernel::ReplayRows:  // launched by the position map's replay (PositionReplay.hpp)
+      case RowKernel::ReplayTeamRow:
         break;
       case RowKernel::Single:
         single_entry_rows<ExecSpace, Numeric>(exec, v, bins.perm, first, c.rows);

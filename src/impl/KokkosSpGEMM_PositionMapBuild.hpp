@@ -1,0 +1,367 @@
+// Making the position map (see PositionMap.hpp) from C's columns as the last numeric call left them: rows binned by
+// the length of their row of C, bins chosen within the byte limit, then per row a hash table of C's columns (value:
+// their place) looked up for every product of the row.
+#ifndef KOKKOSSPGEMM_POSITIONMAPBUILD_HPP
+#define KOKKOSSPGEMM_POSITIONMAPBUILD_HPP
+
+#include <KokkosSpGEMM_BackendTraits.hpp>
+#include <KokkosSpGEMM_Options.hpp>
+#include <impl/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/KokkosSpGEMM_HashAccumulator.hpp>
+#include <impl/KokkosSpGEMM_MemoryPool.hpp>
+#include <impl/KokkosSpGEMM_PositionMap.hpp>
+#include <impl/KokkosSpGEMM_RowBins.hpp>
+#include <impl/KokkosSpGEMM_RowKernelLaunch.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// Length of each row of C, for binning.
+template <class CRows>
+struct RowLengthOfC {
+  CRows c_rows;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const {
+    return static_cast<std::int64_t>(c_rows(i + 1) - c_rows(i));
+  }
+};
+
+/// Which bins a per-row pass over the bins' order treats as mapped.
+struct MappedBins {
+  bool mapped[num_row_bins] = {};
+};
+
+/// The replay kernel of a mapped bin. GPUs: rows of up to 256 entries take a thread each, with vector lanes sized to
+/// the bin's mean row of B and the sums in scratch; longer rows take a team each (sums in C when they outgrow
+/// scratch). Deterministic: one thread per row, no lanes, so each sum runs in A's then B's order. CPUs: a thread per
+/// row, sums in C's row itself (cached, no scratch).
+/// Whether a bin of rows of up to `bound` entries replays with a team per row (else a thread per row).
+template <class ExecSpace>
+bool replay_team_rows(std::int64_t bound, const Options& options) {
+  return BackendTraits<ExecSpace>::is_gpu && !options.deterministic && bound > 256;
+}
+
+/// The replay kernel of mapped rows of up to `bound` entries. GPUs: rows of up to 256 entries take a thread each,
+/// with vector lanes for half the mean row of B (measured on the H100: fewer lanes, more rows at once, win up to
+/// that point; perf_tests/NOTES.md v6) and the sums in C's row; longer rows take a team each, with the sums in
+/// scratch while they fit. Deterministic: one thread per row, no lanes, so each sum runs in A's then B's order.
+/// CPUs: a thread per row, sums in C's row itself (cached).
+template <class ExecSpace, class Scalar>
+BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64_t products, std::int64_t a_entries,
+                               const Options& options, bool& in_c) {
+  using Traits = BackendTraits<ExecSpace>;
+  BinConfig c;
+  c.bin = row_bin_of(bound);
+  c.rows = rows;
+  c.bound = bound;
+  c.l1_entries = c.bound;
+  c.kernel = RowKernel::ReplayRows;
+  in_c = false;
+  const std::int64_t row_bytes = c.bound * static_cast<std::int64_t>(sizeof(Scalar));
+  const std::int64_t budget = scratch_budget<ExecSpace>(options);
+  if (!Traits::is_gpu) {
+    c.rows_per_team = 8;
+    in_c = true;
+    return c;
+  }
+  if (!replay_team_rows<ExecSpace>(bound, options)) {
+    // Sums in C's row with the device's native floating-point atomics: faster than scratch, whose floating-point
+    // atomics are compare-and-swap loops on sm_90 (H100: 5.24 vs 5.73 ms on 3D 27-point 100^3, 7% on 2D 5-point and
+    // 3D 7-point), and no scratch to limit the teams a multiprocessor holds.
+    in_c = true;
+    if (options.deterministic) {
+      c.team_size = c.rows_per_team = 64;
+      return c;
+    }
+    const std::int64_t half_mean = a_entries > 0 ? (products + 2 * a_entries - 1) / (2 * a_entries) : 1;
+    c.vector_length = static_cast<int>(min_of<std::uint64_t>(
+        Traits::max_vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean)))));
+    c.team_size = c.rows_per_team = 256 / c.vector_length;
+    return c;
+  }
+  c.kernel = RowKernel::ReplayTeamRow;
+  c.vector_length = Traits::max_vector_length;
+  c.team_size = c.bound <= 2048 ? 4 : 8;
+  in_c = row_bytes > budget;
+  return c;
+}
+
+/// One team per row: C's columns go into a table (scratch, or a pool chunk for long rows) with their places, then
+/// every product of the row looks its column up and writes the place. Entries of A are walked in order by the whole
+/// team (a one-time pass), which gives each its product offset for the team-row replay. A product whose column the
+/// row lacks, or a repeated or invalid column of C, counts as a miss: C's columns are not this product's.
+template <class ExecSpace, class Views, class Perm>
+struct PositionMapBuildKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+  using Pool = MemoryPool<typename ExecSpace::memory_space>;
+  using Space = typename ExecSpace::memory_space;
+  static constexpr bool gpu = BackendTraits<ExecSpace>::is_gpu;
+  using Table = HashTable<Ordinal, Ordinal, gpu>;
+
+  Views v;
+  Perm perm;
+  std::int64_t first = 0;
+  Ordinal capacity = 0;  // table slots: a power of two at least twice the bin's longest row
+  Pool pool;             // chunks for tables beyond scratch (no chunks: tables in scratch)
+  unsigned char* positions = nullptr;
+  Kokkos::View<const std::int64_t*, Space> product_start;
+  Kokkos::View<std::int32_t*, Space> entry_offsets;  // empty: not needed by this bin
+  Kokkos::View<std::uint64_t*, Space> status;        // [0]: misses, [1]: checksum of C's columns
+  int width = 1;
+  std::int64_t first_byte = 0, first_product = 0;
+
+  KOKKOS_INLINE_FUNCTION static std::size_t table_bytes(Ordinal capacity) {
+    return static_cast<std::size_t>(capacity) * 2 * sizeof(Ordinal);
+  }
+  std::size_t scratch_bytes() const { return (pool.num_chunks() > 0 ? 0 : table_bytes(capacity)) + 64; }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t q = first + team.league_rank();
+    const Ordinal row = perm(q);
+    std::int64_t* chunk_id = static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(sizeof(std::int64_t), 16));
+    char* storage = nullptr;
+    if (pool.num_chunks() > 0) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { *chunk_id = pool.acquire(team.league_rank()); });
+      team.team_barrier();
+      storage = pool.chunk(*chunk_id);
+    } else {
+      storage = static_cast<char*>(team.team_shmem().get_shmem_aligned(table_bytes(capacity), 16));
+    }
+    const Table table{reinterpret_cast<Ordinal*>(storage), reinterpret_cast<Ordinal*>(storage) + capacity,
+                      capacity - 1};
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, capacity),
+                         [&](const Ordinal s) { table.keys[s] = Table::empty; });
+    team.team_barrier();
+
+    const auto c_begin = v.c_rows(row);
+    const Ordinal length = static_cast<Ordinal>(v.c_rows(row + 1) - c_begin);
+    std::uint64_t sum = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamVectorRange(team, length),
+        [&](const Ordinal s, std::uint64_t& x) {
+          const Ordinal col = v.c_cols(c_begin + s);
+          x += column_check_term(col, static_cast<std::int64_t>(c_begin + s));
+          InsertResult r = InsertResult::Full;
+          const Ordinal slot = col >= 0 && col < v.b_num_cols ? table.find_or_claim(col, capacity, r) : Ordinal(-1);
+          if (slot < 0 || r != InsertResult::Inserted) {
+            Kokkos::atomic_add(&status(0), std::uint64_t(1));
+          } else {
+            table.values[slot] = s;
+          }
+        },
+        sum);
+    team.team_barrier();
+
+    unsigned char* out = positions + first_byte + width * (product_start(q) - first_product);
+    std::int64_t offset = 0;
+    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+      const Ordinal k = v.a_cols(e);
+      const auto b_begin = v.b_rows(k);
+      const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
+      if (entry_offsets.data() != nullptr) {
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { entry_offsets(e) = static_cast<std::int32_t>(offset); });
+      }
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, b_len), [&](const Ordinal jj) {
+        const Ordinal slot = table.find(v.b_cols(b_begin + jj), capacity);
+        if (slot < 0) Kokkos::atomic_add(&status(0), std::uint64_t(1));
+        store_position(out, width, offset + jj, slot < 0 ? 0 : table.values[slot]);
+      });
+      offset += b_len;
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&status(1), sum); });
+    if (pool.num_chunks() > 0) {
+      team.team_barrier();
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(*chunk_id); });
+    }
+  }
+};
+
+/// Makes handle.m_positions for C's columns (v.c_cols) within `limit` bytes kept; the tables of rows beyond
+/// scratch take a pool within `pool_cap` bytes less the map (at least one chunk), whose size goes to pool_bytes.
+/// Returns false when those columns do not hold this product (changed since written): the map is then dropped. A
+/// map with no bin within the limit is kept empty, so that later calls do not try again.
+template <class ExecSpace, class Handle, class Views>
+bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, std::size_t limit, std::size_t pool_cap,
+                       std::size_t& pool_bytes) {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Space = typename ExecSpace::memory_space;
+  using Map = PositionMap<Ordinal, Space>;
+  using Perm = decltype(Map().bins.perm);
+  const Options& options = handle.options();
+  Map& map = handle.m_positions;
+  map = Map();
+  pool_bytes = 0;
+  const Ordinal rows = static_cast<Ordinal>(v.c_rows.extent(0)) - 1;
+  const std::size_t overhead =
+      static_cast<std::size_t>(max_of<Ordinal>(rows, 0)) * (sizeof(Ordinal) + sizeof(std::int64_t));
+  const void* columns = v.c_cols.data();
+  if (rows <= 0 || overhead >= limit) {
+    map.columns = columns;
+    return true;
+  }
+  map.bins = bin_rows(exec, rows, RowLengthOfC<decltype(v.c_rows)>{v.c_rows});
+
+  // Per bin: products, entries of A, most products in a row.
+  Kokkos::View<std::int64_t*, Space> totals("KokkosSpGEMM::PositionMap::bin_totals", 3 * num_row_bins);
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::PositionMap::bin_totals", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const int b = row_bin_of(static_cast<std::int64_t>(v.c_rows(i + 1) - v.c_rows(i)));
+        if (b < 1) return;
+        std::int64_t p = 0;
+        for (auto e = v.a_rows(i); e < v.a_rows(i + 1); ++e) {
+          const Ordinal k = v.a_cols(e);
+          p += static_cast<std::int64_t>(v.b_rows(k + 1) - v.b_rows(k));
+        }
+        Kokkos::atomic_add(&totals(3 * b), p);
+        Kokkos::atomic_add(&totals(3 * b + 1), static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i)));
+        Kokkos::atomic_fetch_max(&totals(3 * b + 2), p);
+      });
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
+
+  // Bins in order of row length (fewest bytes a product first), each whole or not at all. Places of bins of one
+  // width follow each other without padding (4-byte alignment only where the width grows), so that adjacent bins
+  // can replay as one launch.
+  const std::size_t entry_offset_bytes = v.a_cols.extent(0) * sizeof(std::int32_t);
+  struct Chosen {
+    int bin, width;
+    std::int64_t products, a_entries, first_byte, first_product;
+  };
+  std::vector<Chosen> chosen;
+  std::size_t used = overhead;
+  std::int64_t bytes = 0, products = 0;
+  bool offsets = false;
+  MappedBins mask;
+  for (int b = 1; b < num_row_bins; ++b) {
+    const std::int64_t bin_products = host(3 * b), most = host(3 * b + 2);
+    if (map.bins.count(b) == 0 || most > std::numeric_limits<std::int32_t>::max()) continue;
+    const int width = position_width(row_bin_bound(b));
+    const std::int64_t start = chosen.empty() || chosen.back().width == width ? bytes : (bytes + 3) / 4 * 4;
+    const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(b), options);
+    const std::size_t need = static_cast<std::size_t>(start - bytes + bin_products * width) +
+                             (team_row && !offsets ? entry_offset_bytes : 0);
+    if (used + need > limit) continue;
+    used += need;
+    offsets = offsets || team_row;
+    chosen.push_back({b, width, bin_products, host(3 * b + 1), start, products});
+    bytes = start + bin_products * width;
+    products += bin_products;
+    mask.mapped[b] = true;
+  }
+  // Launches: a bin each, except that adjacent thread-row bins of one width join while the run has fewer than
+  // 2^16 rows (a small matrix's bins: launches, not work, bound its replay).
+  for (std::size_t i = 0; i < chosen.size();) {
+    const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(chosen[i].bin), options);
+    std::int64_t rows = map.bins.count(chosen[i].bin), run_products = chosen[i].products;
+    std::int64_t run_entries = chosen[i].a_entries;
+    std::size_t j = i + 1;
+    while (!team_row && j < chosen.size() && rows < (std::int64_t(1) << 16) && chosen[j].bin == chosen[j - 1].bin + 1 &&
+           chosen[j].width == chosen[i].width && !replay_team_rows<ExecSpace>(row_bin_bound(chosen[j].bin), options)) {
+      rows += map.bins.count(chosen[j].bin);
+      run_products += chosen[j].products;
+      run_entries += chosen[j].a_entries;
+      ++j;
+    }
+    typename Map::Bin mb;
+    mb.config = configure_replay_bin<ExecSpace, Scalar>(row_bin_bound(chosen[j - 1].bin), rows, run_products,
+                                                        run_entries, options, mb.in_c);
+    mb.config.bin = chosen[i].bin;  // the run's rows start at its first bin's
+    mb.last_bin = chosen[j - 1].bin;
+    mb.width = chosen[i].width;
+    mb.first_byte = chosen[i].first_byte;
+    mb.first_product = chosen[i].first_product;
+    map.mapped.push_back(mb);
+    i = j;
+  }
+  if (map.mapped.empty()) {
+    map = Map();
+    map.columns = columns;
+    return true;
+  }
+  Options hash_family = options;
+  if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
+  for (const BinConfig& c : configure_bins<ExecSpace, Ordinal, Scalar, true>(
+           map.bins, static_cast<std::int64_t>(v.b_num_cols), hash_family)) {
+    if (c.bin > 0 && !mask.mapped[c.bin]) map.gathered.push_back(c);
+  }
+
+  map.positions = decltype(map.positions)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::positions"), bytes);
+  map.product_start = decltype(map.product_start)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::product_start"),
+      static_cast<std::size_t>(rows));
+  if (offsets) {
+    map.entry_offsets = decltype(map.entry_offsets)(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::entry_offsets"),
+        v.a_cols.extent(0));
+  }
+  const Perm perm = map.bins.perm;
+  const auto start = map.product_start;
+  Kokkos::parallel_scan(
+      "KokkosSpGEMM::PositionMap::product_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const std::int64_t q, std::int64_t& partial, const bool final) {
+        if (final) start(q) = partial;
+        const Ordinal i = perm(q);
+        if (!mask.mapped[row_bin_of(static_cast<std::int64_t>(v.c_rows(i + 1) - v.c_rows(i)))]) return;
+        for (auto e = v.a_rows(i); e < v.a_rows(i + 1); ++e) {
+          const Ordinal k = v.a_cols(e);
+          partial += static_cast<std::int64_t>(v.b_rows(k + 1) - v.b_rows(k));
+        }
+      });
+
+  using Kernel = PositionMapBuildKernel<ExecSpace, Views, Perm>;
+  using Pool = typename Kernel::Pool;
+  const auto status = v.reuse_status;
+  Kokkos::deep_copy(exec, status, std::uint64_t(0));
+  const std::int64_t scratch = scratch_budget<ExecSpace>(options);
+  Options pool_options = options;
+  pool_options.pool_bytes_limit = pool_cap > map.bytes() ? pool_cap - map.bytes() : 1;
+  for (const auto& mb : map.mapped) {
+    const BinConfig& c = mb.config;
+    Kernel k{v,
+             perm,
+             map.bins.offsets[c.bin],
+             static_cast<Ordinal>(bit_ceil_u64(2 * static_cast<std::uint64_t>(c.bound))),
+             Pool(),
+             map.positions.data(),
+             map.product_start,
+             c.kernel == RowKernel::ReplayTeamRow ? map.entry_offsets : decltype(map.entry_offsets)(),
+             status,
+             mb.width,
+             mb.first_byte,
+             mb.first_product};
+    BinConfig shape = c;
+    shape.team_size = BackendTraits<ExecSpace>::is_gpu && c.bound > 256 ? 4 : 1;
+    shape.vector_length = BackendTraits<ExecSpace>::is_gpu ? BackendTraits<ExecSpace>::max_vector_length : 1;
+    if (static_cast<std::int64_t>(Kernel::table_bytes(k.capacity)) + 64 > scratch) {
+      const std::size_t chunk = Kernel::table_bytes(k.capacity) + 16;
+      k.pool = Pool(exec, budgeted_pool_chunks(exec, shape, chunk, pool_options, 0, "spgemm_numeric"), chunk, false);
+      pool_bytes = max_of(pool_bytes, k.pool.total_bytes());
+    }
+    typename Kernel::Policy policy(exec, static_cast<int>(c.rows), shape.team_size, shape.vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(k.scratch_bytes()));
+    Kokkos::parallel_for("KokkosSpGEMM::PositionMap::make_bin_" + std::to_string(c.bin), policy, k);
+  }
+  std::uint64_t found[2] = {0, 0};
+  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 2), status);
+  exec.fence();
+  Kokkos::deep_copy(exec, status, std::uint64_t(0));  // for the replay that follows
+  map.checksum = found[1];
+  if (found[0] > 0) {
+    map = Map();
+    return false;
+  }
+  map.columns = columns;
+  return true;
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,113 @@
+// The tool's --profile: where a call's time goes, from Kokkos Tools callbacks installed around it (kernels by
+// label, deep copies, allocations). Host clocks only, so kernel times are real with CUDA_LAUNCH_BLOCKING=1 (each
+// launch then returns when the kernel is done); the remainder is host work: allocation, frees, planning.
+#ifndef KOKKOSSPGEMM_KERNELTIMELINE_HPP
+#define KOKKOSSPGEMM_KERNELTIMELINE_HPP
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace KokkosSpGEMMTool {
+
+struct KernelTimeline {
+  struct Entry {
+    int count = 0;
+    double seconds = 0;
+  };
+  std::map<std::string, Entry> kernels;
+  Entry copies, allocations;
+  std::uint64_t allocated_bytes = 0;
+  std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> open;
+  std::chrono::steady_clock::time_point copy_start;
+
+  static KernelTimeline& current() {
+    static KernelTimeline t;
+    return t;
+  }
+  static double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  static void begin(const char* name, const std::uint32_t, std::uint64_t* id) {
+    auto& t = current();
+    *id = t.open.size();
+    t.open.emplace_back(name, std::chrono::steady_clock::now());
+  }
+  static void end(const std::uint64_t id) {
+    auto& t = current();
+    Entry& e = t.kernels[t.open[id].first];
+    ++e.count;
+    e.seconds += since(t.open[id].second);
+  }
+  static void begin_copy(Kokkos_Profiling_SpaceHandle, const char*, const void*, Kokkos_Profiling_SpaceHandle,
+                         const char*, const void*, std::uint64_t) {
+    current().copy_start = std::chrono::steady_clock::now();
+  }
+  static void end_copy() {
+    auto& t = current();
+    ++t.copies.count;
+    t.copies.seconds += since(t.copy_start);
+  }
+  static void allocate(Kokkos_Profiling_SpaceHandle, const char*, const void*, std::uint64_t bytes) {
+    ++current().allocations.count;
+    current().allocated_bytes += bytes;
+  }
+
+  /// Runs f with the callbacks on and prints the breakdown of its wall time.
+  static void profile(const char* what, const std::function<void()>& f) {
+    namespace T = Kokkos::Tools::Experimental;
+    Kokkos::fence();
+    current() = KernelTimeline();
+    T::set_begin_parallel_for_callback(&begin);
+    T::set_begin_parallel_reduce_callback(&begin);
+    T::set_begin_parallel_scan_callback(&begin);
+    T::set_end_parallel_for_callback(&end);
+    T::set_end_parallel_reduce_callback(&end);
+    T::set_end_parallel_scan_callback(&end);
+    T::set_begin_deep_copy_callback(&begin_copy);
+    T::set_end_deep_copy_callback(&end_copy);
+    T::set_allocate_data_callback(&allocate);
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    Kokkos::fence();
+    const double wall = since(t0);
+    T::set_begin_parallel_for_callback(nullptr);
+    T::set_begin_parallel_reduce_callback(nullptr);
+    T::set_begin_parallel_scan_callback(nullptr);
+    T::set_end_parallel_for_callback(nullptr);
+    T::set_end_parallel_reduce_callback(nullptr);
+    T::set_end_parallel_scan_callback(nullptr);
+    T::set_begin_deep_copy_callback(nullptr);
+    T::set_end_deep_copy_callback(nullptr);
+    T::set_allocate_data_callback(nullptr);
+    const auto& t = current();
+    std::vector<std::pair<std::string, Entry>> rows(t.kernels.begin(), t.kernels.end());
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& x, const auto& y) { return x.second.seconds > y.second.seconds; });
+    double kernels = 0;
+    int launches = 0;
+    for (const auto& r : rows) {
+      kernels += r.second.seconds;
+      launches += r.second.count;
+    }
+    std::printf(
+        "profile of %s: wall %.6f s; %d launches %.6f s; %d deep copies %.6f s; %d allocations (%.1f MB); "
+        "rest (host work, frees) %.6f s\n",
+        what, wall, launches, kernels, t.copies.count, t.copies.seconds, t.allocations.count, t.allocated_bytes / 1e6,
+        wall - kernels - t.copies.seconds);
+    for (const auto& r : rows) {
+      std::printf("  %10.6f s %5d x  %s\n", r.second.seconds, r.second.count, r.first.c_str());
+    }
+  }
+};
+
+}  // namespace KokkosSpGEMMTool
+
+#endif

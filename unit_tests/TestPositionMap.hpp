@@ -1,0 +1,255 @@
+// Numeric reuse through the position map (Options::reuse_positions): every replay shape (thread rows with and
+// without vector lanes, team rows, sums in scratch and in C), every place width (1, 2 and 4 bytes), the byte limit,
+// deterministic sums, and the checks that notice C's columns changed since the map was made.
+#include <SpGEMMTestHelpers.hpp>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace KokkosSpGEMMTest {
+
+/// A (2 x 50) times B (50 x 70000): row 0 of C has 70,000 entries (4-byte places, tables beyond scratch).
+inline std::pair<HostCsr<double>, HostCsr<double>> very_long_row_case() {
+  std::vector<std::vector<std::pair<int, double>>> a_rows(2), b_rows(50);
+  for (int k = 0; k < 50; ++k) a_rows[0].push_back({k, 1.0 + k % 5});
+  a_rows[1].push_back({7, -2.0});
+  for (int k = 0; k < 50; ++k) {
+    for (int j = 0; j < 1400; ++j) b_rows[k].push_back({(j * 50 + k * 37) % 70000, 0.5 + (j + k) % 4});
+  }
+  return {csr_from_rows<double>(2, 50, a_rows), csr_from_rows<double>(50, 70000, b_rows)};
+}
+
+/// B rows that repeat their columns: vector lanes of one entry of A meet in one place.
+inline HostCsr<double> repeated_columns_b() {
+  std::vector<std::vector<std::pair<int, double>>> rows(100);
+  for (int k = 0; k < 100; ++k) {
+    for (int j = 0; j < 30; ++j) rows[k].push_back({(j * 7 + k) % 12, 1.0 + j % 3});
+  }
+  return csr_from_rows<double>(100, 40, rows);
+}
+
+inline std::vector<KokkosSpGEMM::Options> position_map_paths() {
+  std::vector<KokkosSpGEMM::Options> paths(5);
+  paths[1].scratch_bytes = 512;  // GPUs: sums of long rows in C, tables of long rows from the pool
+  paths[2].sorted = false;
+  paths[3].deterministic = true;
+  paths[4].algorithm = KokkosSpGEMM::Algorithm::Hash;
+  return paths;
+}
+
+TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
+  using Exec = TEST_EXECSPACE;
+  const auto p3d27 = KokkosSpGEMM::poisson_3d_27pt<double, int, int>(6);  // rows of ~125: lanes over rows of B
+  const auto p2d5 = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(20);   // short rows of B
+  const auto p3d7 = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(8);
+  const auto prolong = KokkosSpGEMM::aggregation_prolongator<double, int, int>(8, 2, false);  // B rows of one
+  const auto rmat = KokkosSpGEMM::rmat<double, int, int>(10, 16, 5);  // long rows: team rows, 2-byte places
+  const auto uniform = KokkosSpGEMM::uniform_random<double, int, int>(400, 400, 32, 3);  // GPU Auto merge bins
+  const auto [long_a, long_b] = one_long_row_case();
+  const auto [wide_a, wide_b] = very_long_row_case();
+  KokkosSpGEMM::RandomCsrOptions<int> shape;
+  shape.rows = 100;
+  shape.cols = 100;
+  shape.mean_per_row = 20;
+  const std::vector<std::tuple<std::string, HostCsr<double>, HostCsr<double>>> cases = {
+      {"p3d27^2", p3d27, p3d27},
+      {"p2d5^2", p2d5, p2d5},
+      {"p3d7*P", p3d7, prolong},
+      {"rmat^2", rmat, rmat},
+      {"uniform^2", uniform, uniform},
+      {"one long row", long_a, long_b},
+      {"70000-entry row", wide_a, wide_b},
+      {"repeated columns in B", KokkosSpGEMM::random_csr<double>(shape, 4), repeated_columns_b()}};
+  for (const auto& o : position_map_paths()) {
+    for (const auto& [name, a, b] : cases) {
+      const std::string what = name + (o.sorted ? "" : ", unsorted") + (o.deterministic ? ", deterministic" : "") +
+                               ", scratch " + std::to_string(o.scratch_bytes);
+      // Products that compress 50 to 1 need more than the size of C: that case gets a larger limit.
+      KokkosSpGEMM::Options limited = o;
+      if (name == "repeated columns in B") limited.reuse_positions_bytes = std::size_t(1) << 24;
+      const std::string d = check_reuse_rounds<Exec>(a, b, limited, what);
+      EXPECT_NE(d.find("replayed from it"), std::string::npos) << what << "\n" << d;
+    }
+  }
+  // The widths of the places: 1 byte for rows of up to 256 entries, then 2, then 4.
+  const std::string d = check_reuse_rounds<Exec>(wide_a, wide_b, {}, "70000-entry row");
+  EXPECT_NE(d.find("4 B a product"), std::string::npos) << d;
+  EXPECT_NE(check_reuse_rounds<Exec>(uniform, uniform, {}, "uniform").find("2 B a product"), std::string::npos);
+  // A row whose products (10^5 in 4,000 columns) need more than the size of C is gathered, the others replayed.
+  const std::string long_d = check_reuse_rounds<Exec>(long_a, long_b, {}, "long row");
+  EXPECT_NE(long_d.find("gathered from hash tables"), std::string::npos) << long_d;
+  EXPECT_NE(check_reuse_rounds<Exec>(p3d27, p3d27, {}, "p3d27").find("1 B a product"), std::string::npos);
+}
+
+TEST(TEST_CATEGORY, position_map_handles_empty_and_degenerate_shapes) {
+  using Exec = TEST_EXECSPACE;
+  int index = 0;
+  for (const auto& [sa, sb] : random_shapes()) {
+    const auto a = KokkosSpGEMM::random_csr<double>(sa, 31 + index);
+    const auto b = KokkosSpGEMM::random_csr<double>(sb, 47 + index);
+    for (const auto& o : position_map_paths()) check_reuse_rounds<Exec>(a, b, o, "shape " + std::to_string(index));
+    ++index;
+  }
+}
+
+TEST(TEST_CATEGORY, position_map_keeps_within_its_byte_limit) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(10, 16, 8);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  KokkosSpGEMM::Handle<Exec, double> full;
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+  KokkosSpGEMM::spgemm_symbolic(exec, full, da, da, c);
+  KokkosSpGEMM::spgemm_numeric(exec, full, da, da, c);
+  KokkosSpGEMM::spgemm_numeric(exec, full, da, da, c);
+  const std::size_t whole = full.m_positions.bytes();
+  ASSERT_GT(whole, 0u);
+  // Half the bytes: some bins replayed, the others gathered from hash tables.
+  KokkosSpGEMM::Options half;
+  half.reuse_positions_bytes = whole / 2;
+  std::string d = check_reuse_rounds<Exec>(a, a, half, "half the map");
+  EXPECT_NE(d.find("replayed from it"), std::string::npos) << d;
+  EXPECT_NE(d.find("gathered from hash tables"), std::string::npos) << d;
+  KokkosSpGEMM::Handle<Exec, double> limited(half);
+  KokkosSpGEMM::spgemm_symbolic(exec, limited, da, da, c);
+  KokkosSpGEMM::spgemm_numeric(exec, limited, da, da, c);
+  KokkosSpGEMM::spgemm_numeric(exec, limited, da, da, c);
+  EXPECT_LE(limited.m_positions.bytes(), half.reuse_positions_bytes);
+  // No bin fits: no map, the gathers serve every row.
+  KokkosSpGEMM::Options none;
+  none.reuse_positions_bytes = 1;
+  d = check_reuse_rounds<Exec>(a, a, none, "no map");
+  EXPECT_NE(d.find("no bin within"), std::string::npos) << d;
+  // Off: no map at all.
+  KokkosSpGEMM::Options off;
+  off.reuse_positions = false;
+  d = check_reuse_rounds<Exec>(a, a, off, "map off");
+  EXPECT_EQ(d.find("position map"), std::string::npos) << d;
+}
+
+TEST(TEST_CATEGORY, position_map_deterministic_reuse_gives_the_reference_bits) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto rmat = KokkosSpGEMM::rmat<double, int, int>(10, 16, 3);
+  const auto [long_a, long_b] = one_long_row_case();
+  KokkosSpGEMM::RandomCsrOptions<int> power;
+  power.rows = 300;
+  power.cols = 300;
+  power.mean_per_row = 6;
+  power.power_law = true;
+  const auto random = KokkosSpGEMM::random_csr<double>(power, 5);
+  const std::vector<std::pair<HostCsr<double>, HostCsr<double>>> cases = {
+      {rmat, rmat}, {long_a, long_b}, {random, random}};
+  for (int scratch : {0, 512}) {
+    KokkosSpGEMM::Options o;
+    o.deterministic = true;
+    o.scratch_bytes = scratch;
+    for (const auto& [a, b] : cases) {
+      KokkosSpGEMM::Handle<Exec, double> handle(o);
+      KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+      const auto da = KokkosSpGEMM::copy_to(exec, a);
+      const auto db = KokkosSpGEMM::copy_to(exec, b);
+      KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+      for (int round = 1; round <= 3; ++round) {
+        const auto a2 = with_new_values(a, 1.0 / (3 + round), 0.1);
+        const auto b2 = with_new_values(b, -0.7, 1.0 / round);
+        KokkosSpGEMM::spgemm_numeric(exec, handle, KokkosSpGEMM::copy_to(exec, a2), KokkosSpGEMM::copy_to(exec, b2), c);
+        ASSERT_TRUE(KokkosSpGEMM::compare_to_reference(c, a2, b2).ok);
+        EXPECT_TRUE(bitwise_equal_values(c, KokkosSpGEMM::reference_spgemm(a2, b2)))
+            << "scratch " << scratch << ", round " << round;
+      }
+    }
+  }
+}
+
+TEST(TEST_CATEGORY, position_map_notices_changed_columns_of_c) {
+  using Exec = TEST_EXECSPACE;
+  using DeviceCsr = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(8, 6, 11);
+  const auto b = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(16);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  const auto a2 = with_new_values(a, -1.5, 1.0);
+  const auto b2 = with_new_values(b, 0.25, 2.0);
+  const auto da2 = KokkosSpGEMM::copy_to(exec, a2);
+  const auto db2 = KokkosSpGEMM::copy_to(exec, b2);
+  for (const auto& o : position_map_paths()) {
+    const std::string what = std::string(o.sorted ? "sorted" : "unsorted") + (o.deterministic ? ", deterministic" : "");
+    KokkosSpGEMM::Handle<Exec, double> handle(o);
+    DeviceCsr c;
+    KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);  // makes the map
+    ASSERT_TRUE(handle.m_positions.made() && !handle.m_positions.mapped.empty()) << what;
+
+    // Rows reversed by hand (still this product's columns): the map is made again for them and they stay reversed.
+    auto hc = KokkosSpGEMM::to_host(c);
+    for (int i = 0; i < hc.num_rows(); ++i) {
+      std::reverse(hc.entries().data() + hc.row_map()(i), hc.entries().data() + hc.row_map()(i + 1));
+    }
+    Kokkos::deep_copy(c.entries(), hc.entries());
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da2, db2, c);
+    auto cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, false);
+    EXPECT_TRUE(cmp.ok) << what << ", reversed rows: " << cmp.message;
+    auto h2 = KokkosSpGEMM::to_host(c);
+    bool kept = true;
+    for (std::size_t e = 0; e < h2.nnz(); ++e) kept = kept && h2.entries()(e) == hc.entries()(e);
+    EXPECT_TRUE(kept) << what << ": the reversed columns were rewritten";
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);  // replays the new map
+    cmp = KokkosSpGEMM::compare_to_reference(c, a, b, false);
+    EXPECT_TRUE(cmp.ok) << what << ", replay after reversal: " << cmp.message;
+
+    // A column of row 0 replaced by one the row does not have: the full phase rewrites C.
+    hc = KokkosSpGEMM::to_host(c);
+    std::vector<int> row0(hc.entries().data() + hc.row_map()(0), hc.entries().data() + hc.row_map()(1));
+    ASSERT_FALSE(row0.empty());
+    int absent = 0;
+    while (std::find(row0.begin(), row0.end(), absent) != row0.end()) ++absent;
+    ASSERT_LT(absent, hc.num_cols());
+    hc.entries()(hc.row_map()(0)) = absent;
+    Kokkos::deep_copy(c.entries(), hc.entries());
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da2, db2, c);
+    cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, o.sorted);
+    EXPECT_TRUE(cmp.ok) << what << ", a foreign column: " << cmp.message;
+
+    // Spoiled entries (-1 is never a column), then a replay of the map made after the full phase.
+    Kokkos::deep_copy(c.entries(), -1);
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+    cmp = KokkosSpGEMM::compare_to_reference(c, a, b, o.sorted);
+    EXPECT_TRUE(cmp.ok) << what << ", spoiled entries: " << cmp.message;
+    for (int round = 0; round < 2; ++round) {
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da2, db2, c);
+      cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, o.sorted);
+      EXPECT_TRUE(cmp.ok) << what << ", after the full phase, round " << round << ": " << cmp.message;
+    }
+    EXPECT_TRUE(handle.m_positions.made()) << what;
+  }
+}
+
+template <class T>
+class PositionMapTyped : public ::testing::Test {};
+
+using PositionMapTypes =
+    ::testing::Types<std::tuple<double, int, int>, std::tuple<float, int, int>,
+                     std::tuple<Kokkos::complex<double>, int, int>, std::tuple<double, std::int64_t, std::int64_t>,
+                     std::tuple<double, int, std::size_t>>;
+TYPED_TEST_SUITE(PositionMapTyped, PositionMapTypes);
+
+TYPED_TEST(PositionMapTyped, reuse_through_the_map) {
+  using S = std::tuple_element_t<0, TypeParam>;
+  using O = std::tuple_element_t<1, TypeParam>;
+  using F = std::tuple_element_t<2, TypeParam>;
+  const auto rmat = KokkosSpGEMM::rmat<S, O, F>(9, 8, 7);
+  const auto a = KokkosSpGEMM::uniform_random<S, O, F>(300, 170, 9, 1);
+  const auto b = KokkosSpGEMM::uniform_random<S, O, F>(170, 520, 14, 2);
+  for (const auto& o : position_map_paths()) {
+    check_reuse_rounds<TEST_EXECSPACE>(rmat, rmat, o, "rmat(9,8)^2", 2);
+    check_reuse_rounds<TEST_EXECSPACE>(a, b, o, "300x170 * 170x520", 2);
+  }
+}
+
+}  // namespace KokkosSpGEMMTest
