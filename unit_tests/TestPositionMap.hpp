@@ -43,6 +43,8 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   using Exec = TEST_EXECSPACE;
   const auto p3d27 = KokkosSpGEMM::poisson_3d_27pt<double, int, int>(6);  // rows of ~125: lanes over rows of B
   const auto p2d5 = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(20);   // short rows of B
+  // More rows than the GPUs' team-per-row threshold for small matrices: a thread per row there too.
+  const auto p2d5_large = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(130);
   const auto p3d7 = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(8);
   const auto prolong = KokkosSpGEMM::aggregation_prolongator<double, int, int>(8, 2, false);  // B rows of one
   const auto rmat = KokkosSpGEMM::rmat<double, int, int>(10, 16, 5);  // long rows: team rows, 2-byte places
@@ -56,6 +58,7 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   const std::vector<std::tuple<std::string, HostCsr<double>, HostCsr<double>>> cases = {
       {"p3d27^2", p3d27, p3d27},
       {"p2d5^2", p2d5, p2d5},
+      {"p2d5(130)^2", p2d5_large, p2d5_large},
       {"p3d7*P", p3d7, prolong},
       {"rmat^2", rmat, rmat},
       {"uniform^2", uniform, uniform},
@@ -81,6 +84,8 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   const std::string long_d = check_reuse_rounds<Exec>(long_a, long_b, {}, "long row");
   EXPECT_NE(long_d.find("gathered from hash tables"), std::string::npos) << long_d;
   EXPECT_NE(check_reuse_rounds<Exec>(p3d27, p3d27, {}, "p3d27").find("1 B a product"), std::string::npos);
+  const std::string large = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, {}, "p2d5(130)");
+  EXPECT_NE(large.find("thread-rows/position-map"), std::string::npos) << large;
 }
 
 TEST(TEST_CATEGORY, position_map_handles_empty_and_degenerate_shapes) {

@@ -38,10 +38,15 @@ struct MappedBins {
 /// the bin's mean row of B and the sums in scratch; longer rows take a team each (sums in C when they outgrow
 /// scratch). Deterministic: one thread per row, no lanes, so each sum runs in A's then B's order. CPUs: a thread per
 /// row, sums in C's row itself (cached, no scratch).
-/// Whether a bin of rows of up to `bound` entries replays with a team per row (else a thread per row).
+/// Rows of C below which every bin replays with a team per row on GPUs: a thread per row would leave most of the
+/// device idle (2,003 rows of bcsstk13 fill 125 teams).
+constexpr std::int64_t replay_few_rows = 16384;
+
+/// Whether a bin of rows of up to `bound` entries replays with a team per row (else a thread per row); few_rows: C
+/// has fewer than replay_few_rows rows.
 template <class ExecSpace>
-bool replay_team_rows(std::int64_t bound, const Options& options) {
-  return BackendTraits<ExecSpace>::is_gpu && !options.deterministic && bound > 256;
+bool replay_team_rows(std::int64_t bound, bool few_rows, const Options& options) {
+  return BackendTraits<ExecSpace>::is_gpu && !options.deterministic && (bound > 256 || few_rows);
 }
 
 /// The replay kernel of mapped rows of up to `bound` entries. GPUs: rows of up to 256 entries take a thread each,
@@ -51,7 +56,7 @@ bool replay_team_rows(std::int64_t bound, const Options& options) {
 /// CPUs: a thread per row, sums in C's row itself (cached).
 template <class ExecSpace, class Scalar>
 BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64_t products, std::int64_t a_entries,
-                               const Options& options, bool& in_c) {
+                               bool few_rows, const Options& options, bool& in_c) {
   using Traits = BackendTraits<ExecSpace>;
   BinConfig c;
   c.bin = row_bin_of(bound);
@@ -67,7 +72,11 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
     in_c = true;
     return c;
   }
-  if (!replay_team_rows<ExecSpace>(bound, options)) {
+  // Lanes for half the mean row of B.
+  const std::int64_t half_mean = a_entries > 0 ? (products + 2 * a_entries - 1) / (2 * a_entries) : 1;
+  const int lanes = static_cast<int>(min_of<std::uint64_t>(
+      Traits::max_vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean)))));
+  if (!replay_team_rows<ExecSpace>(bound, few_rows, options)) {
     // Sums in C's row with the device's native floating-point atomics: faster than scratch, whose floating-point
     // atomics are compare-and-swap loops on sm_90 (H100: 5.24 vs 5.73 ms on 3D 27-point 100^3, 7% on 2D 5-point and
     // 3D 7-point), and no scratch to limit the teams a multiprocessor holds.
@@ -76,15 +85,18 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
       c.team_size = c.rows_per_team = 64;
       return c;
     }
-    const std::int64_t half_mean = a_entries > 0 ? (products + 2 * a_entries - 1) / (2 * a_entries) : 1;
-    c.vector_length = static_cast<int>(min_of<std::uint64_t>(
-        Traits::max_vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean)))));
+    c.vector_length = lanes;
     c.team_size = c.rows_per_team = 256 / c.vector_length;
     return c;
   }
+  // A team per row: threads for half the mean row of A (up to 1,024 threads; at least a warp), so that long rows
+  // of A do not queue on a few threads (a 280-entry row on 4 threads took 60-90 us on the H100).
   c.kernel = RowKernel::ReplayTeamRow;
-  c.vector_length = Traits::max_vector_length;
-  c.team_size = c.bound <= 2048 ? 4 : 8;
+  c.vector_length = lanes;
+  const std::int64_t half_mean_a = rows > 0 ? (a_entries + 2 * rows - 1) / (2 * rows) : 1;
+  c.team_size = static_cast<int>(min_of<std::uint64_t>(
+      1024 / lanes, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean_a)))));
+  c.team_size = max_of(c.team_size, max_of(1, Traits::simd_width / lanes));
   in_c = row_bytes > budget;
   return c;
 }
@@ -238,12 +250,13 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
   std::int64_t bytes = 0, products = 0;
   bool offsets = false;
   MappedBins mask;
+  const bool few_rows = rows < replay_few_rows;
   for (int b = 1; b < num_row_bins; ++b) {
     const std::int64_t bin_products = host(3 * b), most = host(3 * b + 2);
     if (map.bins.count(b) == 0 || most > std::numeric_limits<std::int32_t>::max()) continue;
     const int width = position_width(row_bin_bound(b));
     const std::int64_t start = chosen.empty() || chosen.back().width == width ? bytes : (bytes + 3) / 4 * 4;
-    const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(b), options);
+    const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(b), few_rows, options);
     const std::size_t need = static_cast<std::size_t>(start - bytes + bin_products * width) +
                              (team_row && !offsets ? entry_offset_bytes : 0);
     if (used + need > limit) continue;
@@ -254,23 +267,24 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
     products += bin_products;
     mask.mapped[b] = true;
   }
-  // Launches: a bin each, except that adjacent thread-row bins of one width join while the run has fewer than
+  // Launches: a bin each, except that adjacent bins of one width and one kernel join while the run has fewer than
   // 2^16 rows (a small matrix's bins: launches, not work, bound its replay).
   for (std::size_t i = 0; i < chosen.size();) {
-    const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(chosen[i].bin), options);
-    std::int64_t rows = map.bins.count(chosen[i].bin), run_products = chosen[i].products;
+    const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(chosen[i].bin), few_rows, options);
+    std::int64_t run_rows = map.bins.count(chosen[i].bin), run_products = chosen[i].products;
     std::int64_t run_entries = chosen[i].a_entries;
     std::size_t j = i + 1;
-    while (!team_row && j < chosen.size() && rows < (std::int64_t(1) << 16) && chosen[j].bin == chosen[j - 1].bin + 1 &&
-           chosen[j].width == chosen[i].width && !replay_team_rows<ExecSpace>(row_bin_bound(chosen[j].bin), options)) {
-      rows += map.bins.count(chosen[j].bin);
+    while (j < chosen.size() && run_rows < (std::int64_t(1) << 16) && chosen[j].bin == chosen[j - 1].bin + 1 &&
+           chosen[j].width == chosen[i].width &&
+           replay_team_rows<ExecSpace>(row_bin_bound(chosen[j].bin), few_rows, options) == team_row) {
+      run_rows += map.bins.count(chosen[j].bin);
       run_products += chosen[j].products;
       run_entries += chosen[j].a_entries;
       ++j;
     }
     typename Map::Bin mb;
-    mb.config = configure_replay_bin<ExecSpace, Scalar>(row_bin_bound(chosen[j - 1].bin), rows, run_products,
-                                                        run_entries, options, mb.in_c);
+    mb.config = configure_replay_bin<ExecSpace, Scalar>(row_bin_bound(chosen[j - 1].bin), run_rows, run_products,
+                                                        run_entries, few_rows, options, mb.in_c);
     mb.config.bin = chosen[i].bin;  // the run's rows start at its first bin's
     mb.last_bin = chosen[j - 1].bin;
     mb.width = chosen[i].width;

@@ -203,7 +203,10 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
     if (c.kernel == RowKernel::ReplayTeamRow) {
       using Kernel = ReplayTeamRowKernel<ExecSpace, Views, Perm>;
       Kernel k{v, map.bins.perm, src, first, row_entries};
-      typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, c.vector_length);
+      // Within what the device can launch of this kernel (registers per thread bound the team).
+      const int team = min_of(
+          c.team_size, typename Kernel::Policy(exec, 1, 1, c.vector_length).team_size_max(k, Kokkos::ParallelForTag()));
+      typename Kernel::Policy policy(exec, static_cast<int>(c.rows), team, c.vector_length);
       policy.set_scratch_size(0, Kokkos::PerTeam(k.scratch_bytes()));
       Kokkos::parallel_for(label, policy, k);
       continue;
