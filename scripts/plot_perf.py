@@ -4,7 +4,8 @@ panels) and their performance profiles (Dolan-More: the fraction of cases an imp
 tau of the fastest). Prints a summary: geometric means over the cases every implementation of a panel completed, and
 each implementation's ratio to ours there.
 
-usage: plot_perf.py perf.csv [more.csv ...] [--out perf.png] [--title TEXT] [--no-plot]
+usage: plot_perf.py perf.csv [more.csv ...] [--out perf.png] [--title TEXT] [--no-plot] [--table]
+--table also prints each panel as a Markdown table of GFLOP/s (case rows, implementation columns, a geomean row).
 Rows whose status is not "ok", "sampled" or "unchecked" count as failures: no bar, never within tau of the best.
 Needs Debian's python3-matplotlib for the plot (the summary needs only the standard library).
 """
@@ -81,6 +82,23 @@ def summary(name, impls):
     return common
 
 
+def table(name, impls, common):
+    """A Markdown table of GFLOP/s: a row per case (failed: the word), a geomean row over the common cases."""
+    cases = cases_of(impls)
+    names = list(impls)
+    print(f"\n{name} (GFLOP/s)\n")
+    print("| case | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for c in cases:
+        cells = []
+        for impl in names:
+            r = impls[impl].get(c)
+            cells.append("" if r is None else (f"{r['gflops']:.2f}" if r["valid"] else "failed"))
+        print(f"| {c} | " + " | ".join(cells) + " |")
+    means = [geomean([impls[i][c]["gflops"] for c in common if c in impls[i] and impls[i][c]["valid"]]) for i in names]
+    print(f"| geomean ({len(common)} cases) | " + " | ".join(f"{m:.2f}" for m in means) + " |")
+
+
 def profile(ax, impls, title):
     cases = cases_of(impls)
     best = {}
@@ -127,10 +145,13 @@ def main(argv):
     p.add_argument("--out", default="perf.png")
     p.add_argument("--title", default="KokkosSpGEMM perf_tests")
     p.add_argument("--no-plot", action="store_true", help="print the summary only")
+    p.add_argument("--table", action="store_true", help="also print Markdown tables of GFLOP/s")
     args = p.parse_args(argv)
     groups = panels(read_rows(args.csv))
     for name, impls in groups.items():
-        summary(name, impls)
+        common = summary(name, impls)
+        if args.table:
+            table(name, impls, common)
     if args.no_plot:
         return 0
     import matplotlib
