@@ -113,6 +113,13 @@ TEST(TEST_CATEGORY, memory_budget_splits_rows_into_blocks) {
     KokkosSpGEMM::spgemm_numeric(exec, h, KokkosSpGEMM::copy_to(exec, a2), db, c);
     cmp = KokkosSpGEMM::compare_to_reference(c, a2, b, o.sorted);
     EXPECT_TRUE(cmp.ok) << "reuse: " << cmp.message;
+    // Again: each block replays the position map the call above made within what the budget left.
+    const auto a3 = with_new_values(a, 1.5, -1.0);
+    KokkosSpGEMM::spgemm_numeric(exec, h, KokkosSpGEMM::copy_to(exec, a3), db, c);
+    cmp = KokkosSpGEMM::compare_to_reference(c, a3, b, o.sorted);
+    EXPECT_TRUE(cmp.ok) << "replay: " << cmp.message;
+    EXPECT_LE(h.peak_extra_bytes(), o.memory_budget_bytes);
+    EXPECT_LT(h.kept_bytes() + c_bytes, o.memory_budget_bytes);
   }
 }
 

@@ -121,7 +121,8 @@ void run_numeric_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a
   using Offset = typename CMatrix::offset_type;
   using AOffset = typename AMatrix::offset_type;
   const std::size_t budget = handle.options().memory_budget_bytes;
-  const std::size_t left = prepare_numeric_output(handle, c);
+  const std::size_t left_at_start = prepare_numeric_output(handle, c);
+  const std::size_t kept_at_start = handle.kept_bytes();
   const auto a_host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_map());
   const auto c_host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.row_map());
   std::size_t peak = 0;
@@ -130,6 +131,9 @@ void run_numeric_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a
     const std::int64_t r0 = handle.m_chunk_first[k];
     const std::int64_t r1 = r0 + part.m_signature.a_rows;
     const std::size_t block_maps = static_cast<std::size_t>(r1 - r0 + 1) * (sizeof(AOffset) + sizeof(Offset));
+    // What the budget leaves now: the blocks before this one may have made position maps (kept between calls).
+    const std::size_t grown = handle.kept_bytes() - min_of(handle.kept_bytes(), kept_at_start);
+    const std::size_t left = left_at_start > grown ? left_at_start - grown : 0;
     KOKKOSSPGEMM_REQUIRE(budget == 0 || block_maps < left, OutOfMemory, "spgemm_numeric",
                          "a block of " << r1 - r0 << " rows needs " << block_maps << " bytes, over the " << left
                                        << " bytes the memory budget leaves");
