@@ -115,7 +115,7 @@ class Handle {
   const void* m_written_columns = nullptr;
   bool m_written_sorted = false;
   Kokkos::View<std::uint64_t*, memory_space> m_reuse_status;  // MultiplyViews::reuse_status
-  Impl::PositionMap<Ordinal, memory_space> m_positions;  // Options::reuse_positions, made by the first reuse call
+  Impl::PositionMap<Ordinal, memory_space> m_positions;       // Options::reuse_positions, made by the first reuse call
   std::vector<Handle> m_chunks;             // one analysis per block of rows, when the budget asks for blocks
   std::vector<std::int64_t> m_chunk_first;  // first row of each block
 };

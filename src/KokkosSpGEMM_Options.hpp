@@ -98,8 +98,14 @@ struct Options {
   int scratch_bytes = 0;
   /// Upper bound in bytes of the memory pool; 0: sized from the analysis alone.
   std::size_t pool_bytes_limit = 0;
-  /// Auto chooses the CPU dense accumulator when B has at most this many columns (9 bytes a column per thread).
+  /// Auto chooses the CPU dense accumulator when B has at most this many columns (about 8 bytes a column per
+  /// thread).
   long dense_max_columns = 1L << 21;
+  /// Symbolic phase of the CPU dense accumulator: B's rows are compressed into runs of (column / 64, bit mask) when
+  /// that shortens B by at least this factor (and saves more products than the two passes over B cost), and each
+  /// run then marks up to 64 columns of a row of C at once. The compressed B is freed at the end of the phase.
+  /// 1: always; 0: never.
+  double symbolic_compression_ratio = 1.25;
   /// Bitwise identical values run to run and across team shapes: every entry of C sums its products in A's then
   /// B's stored order (one thread per row on GPUs, as CPU kernels always do). Costs GPU speed: see
   /// perf_tests/NOTES.md.

@@ -139,6 +139,94 @@ TEST(TEST_CATEGORY, dense_bins_share_one_pool) {
   }
 }
 
+// The dense accumulator's sorted output: rows whose columns lie close together come in order from its bitmap
+// (word edges 63/64, the first and last column, a row spanning whole words), rows of a few far-apart columns from
+// a sort of the touched list; float values (4-byte slots, odd width) and double, with unsorted input rows of B.
+// Width 200001: rows of C far shorter than B is wide (the walk goes through the summary bitmap); 3001: without it.
+template <class S>
+void check_dense_sorted_output(int width) {
+  using Exec = TEST_EXECSPACE;
+  std::vector<std::vector<std::pair<int, S>>> b_rows(6);
+  b_rows[0] = {{64, S(1)}, {63, S(2)}, {0, S(3)}, {65, S(4)}, {127, S(5)}, {128, S(-3)}};  // near: walk the bitmap
+  b_rows[1] = {{width - 1, S(1)}, {0, S(2)}};                                              // 2 far apart: sort
+  b_rows[2] = {{width - 1, S(2)}, {width - 64, S(1)}, {width - 65, S(7)}};                 // the end of the bitmap
+  for (int c = 1000; c < 1200; c += 3) b_rows[3].push_back({c, S(c % 7 + 1)});             // one dense band
+  for (int c = 0; c < width; c += width / 20) b_rows[4].push_back({c, S(1)});              // sparse over the width
+  b_rows[5] = {};
+  const auto b = csr_from_rows<S>(6, width, b_rows);
+  const std::vector<std::vector<std::pair<int, S>>> a_rows = {
+      {{0, S(1)}},
+      {{1, S(1)}},
+      {{2, S(2)}},
+      {{3, S(1)}, {0, S(-1)}},
+      {{4, S(1)}, {1, S(1)}},
+      {{0, S(1)}, {2, S(1)}, {3, S(1)}, {4, S(1)}, {1, S(1)}},
+      {{5, S(1)}},
+      {{0, S(1)}, {0, S(-1)}}};  // cancellation keeps the entries with value 0
+  const auto a = csr_from_rows<S>(8, 6, a_rows);
+  KokkosSpGEMM::Options o;
+  o.algorithm = KokkosSpGEMM::Algorithm::Dense;
+  expect_matches_reference<Exec>(a, b, o, "dense, sorted");
+  o.sorted = false;
+  expect_matches_reference<Exec>(a, b, o, "dense, unsorted");
+}
+
+TEST(TEST_CATEGORY, dense_accumulator_sorts_by_bitmap_or_by_sort) {
+  if (KokkosSpGEMM::BackendTraits<TEST_EXECSPACE>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";
+  for (int width : {200001, 3001}) {
+    check_dense_sorted_output<double>(width);
+    check_dense_sorted_output<float>(width);
+  }
+}
+
+// The symbolic phase of the dense accumulator from B compressed into (word, mask) runs (forced: ratio 1) gives the
+// sizes of the uncompressed count (ratio 0) on stencils (runs of neighbours), random and R-MAT rows, unsorted rows
+// of B (a word met twice in a row); with and without a memory budget.
+TEST(TEST_CATEGORY, dense_symbolic_from_compressed_b) {
+  using Exec = TEST_EXECSPACE;
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";
+  Exec exec;
+  std::vector<std::pair<HostCsr<double>, HostCsr<double>>> cases;
+  const auto stencil = KokkosSpGEMM::poisson_3d_27pt<double, int, int>(9);
+  const auto rmat = KokkosSpGEMM::rmat<double, int, int>(10, 8, 7);
+  cases.push_back({stencil, stencil});
+  cases.push_back({rmat, rmat});
+  cases.push_back({KokkosSpGEMM::uniform_random<double, int, int>(300, 500, 7, 3),
+                   KokkosSpGEMM::uniform_random<double, int, int>(500, 4000, 40, 4)});
+  // Unsorted rows of B with columns alternating between two words.
+  std::vector<std::vector<std::pair<int, double>>> zigzag(64);
+  for (int i = 0; i < 64; ++i) {
+    for (int j = 0; j < 10; ++j) zigzag[i].push_back({(j % 2) * 64 + (i + 7 * j) % 64, 1.0 + j});
+  }
+  const auto zb = csr_from_rows<double>(64, 128, zigzag);
+  cases.push_back({KokkosSpGEMM::uniform_random<double, int, int>(50, 64, 9, 5), zb});
+  for (const auto& [a, b] : cases) {
+    const auto da = KokkosSpGEMM::copy_to(exec, a);
+    const auto db = KokkosSpGEMM::copy_to(exec, b);
+    KokkosSpGEMM::Options plain;
+    plain.algorithm = KokkosSpGEMM::Algorithm::Dense;
+    plain.symbolic_compression_ratio = 0;
+    KokkosSpGEMM::Handle<Exec, double> plain_handle(plain);
+    KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c_plain;
+    KokkosSpGEMM::spgemm_symbolic(exec, plain_handle, da, db, c_plain);
+    const auto plain_rows = KokkosSpGEMM::to_host(c_plain).row_map();
+    for (const std::size_t budget : {std::size_t(0), std::size_t(1) << 24}) {
+      KokkosSpGEMM::Options o = plain;
+      o.symbolic_compression_ratio = 1;
+      o.memory_budget_bytes = budget;
+      KokkosSpGEMM::Handle<Exec, double> h(o);
+      KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+      KokkosSpGEMM::spgemm_symbolic(exec, h, da, db, c);
+      ASSERT_EQ(h.nnz(), plain_handle.nnz());
+      const auto rows = KokkosSpGEMM::to_host(c).row_map();
+      for (std::size_t i = 0; i < rows.extent(0); ++i) ASSERT_EQ(rows(i), plain_rows(i)) << "row " << i;
+      KokkosSpGEMM::spgemm_numeric(exec, h, da, db, c);
+      const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, b);
+      EXPECT_TRUE(cmp.ok) << cmp.message;
+    }
+  }
+}
+
 TEST(TEST_CATEGORY, allocation_failure_is_out_of_memory) {
   using Exec = TEST_EXECSPACE;
   if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";

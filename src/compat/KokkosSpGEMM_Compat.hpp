@@ -48,6 +48,37 @@ KOKKOS_INLINE_FUNCTION constexpr int bit_width_u64(std::uint64_t x) {
   return w;
 }
 
+// Index of the lowest set bit of x != 0 (Kokkos 3.4 has no countr_zero; 4.x's is constexpr-only on some compilers).
+KOKKOS_INLINE_FUNCTION int lowest_bit_u64(std::uint64_t x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#elif defined(__GNUC__) || defined(__clang__)
+  return __builtin_ctzll(x);
+#else
+  int i = 0;
+  while (!(x & 1)) {
+    x >>= 1;
+    ++i;
+  }
+  return i;
+#endif
+}
+
+// Number of set bits of x. Without a target that has the instruction (__POPCNT__), GCC's builtin is a library call:
+// the bit-parallel sum is faster there.
+KOKKOS_INLINE_FUNCTION int popcount_u64(std::uint64_t x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __popcll(x);
+#elif defined(__POPCNT__)
+  return __builtin_popcountll(x);
+#else
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 // Labelled fences appeared in Kokkos 3.6.
 template <class ExecSpace>
 void fence(const ExecSpace& exec, const std::string& label) {

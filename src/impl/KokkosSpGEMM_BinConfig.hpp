@@ -120,6 +120,27 @@ inline void fit_level1(BinConfig& c, std::int64_t table, std::size_t entry_bytes
   if (c.may_spill) c.l2_entries = table;
 }
 
+/// Whether the hash family's bins take the CPU dense accumulator. On CPUs it beat the scratch hash on every matrix
+/// measured (perf_tests/NOTES.md: 2 to 7x up to 2.25M columns, a tie on random rows over 2M columns), short rows
+/// included.
+template <class ExecSpace>
+bool dense_accumulator_for(const Options& options, std::int64_t b_cols) {
+  return !BackendTraits<ExecSpace>::is_gpu &&
+         (options.algorithm == Algorithm::Dense ||
+          (options.algorithm == Algorithm::Auto && b_cols <= options.dense_max_columns));
+}
+
+/// The one bin of the dense accumulator over all rows in order (RowBins::in_order); bound: the largest row bound.
+inline BinConfig configure_dense_rows(std::int64_t rows, std::int64_t bound, std::int64_t b_cols) {
+  BinConfig c;
+  c.bin = max_of(2, row_bin_of(bound));
+  c.rows = rows;
+  c.bound = row_bin_bound(c.bin);
+  c.kernel = RowKernel::Dense;
+  c.l2_entries = b_cols;
+  return c;
+}
+
 /// entry_bytes: bytes per table slot (column, plus value in the numeric phase).
 template <class ExecSpace>
 BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::size_t entry_bytes,
@@ -149,11 +170,7 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
   }
   // Load factor at most 1/2: short probe sequences.
   const std::int64_t table = static_cast<std::int64_t>(bit_ceil_u64(2 * static_cast<std::uint64_t>(c.bound)));
-  // On CPUs the dense accumulator beat the scratch hash on every matrix measured (perf_tests/NOTES.md: 2 to 7x up to
-  // 2.25M columns, a tie on random rows over 2M columns), short rows included.
-  const bool dense = !Traits::is_gpu && (options.algorithm == Algorithm::Dense ||
-                                         (options.algorithm == Algorithm::Auto && b_cols <= options.dense_max_columns));
-  if (dense) {
+  if (dense_accumulator_for<ExecSpace>(options, b_cols)) {
     c.kernel = RowKernel::Dense;
     c.l2_entries = b_cols;
     return c;

@@ -38,6 +38,16 @@ class MemoryPool {
     }
   }
 
+  /// Zeroes the first `bytes` (a multiple of 16) of every chunk: accumulators that only need their flags clean.
+  template <class ExecSpace>
+  void zero_chunk_prefixes(const ExecSpace& exec, std::size_t bytes) const {
+    const std::int64_t blocks = static_cast<std::int64_t>(bytes / 16), per_chunk = m_chunk_bytes / 16;
+    const auto storage = m_storage;
+    Kokkos::parallel_for(
+        "KokkosSpGEMM::MemoryPool::zero_prefixes", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks * m_num_chunks),
+        KOKKOS_LAMBDA(const std::int64_t i) { storage((i / blocks) * per_chunk + i % blocks) = PoolBlock{}; });
+  }
+
   KOKKOS_INLINE_FUNCTION std::int64_t num_chunks() const { return m_num_chunks; }
   KOKKOS_INLINE_FUNCTION std::size_t chunk_bytes() const { return m_chunk_bytes; }
   std::size_t total_bytes() const { return m_chunk_bytes * static_cast<std::size_t>(m_num_chunks); }

@@ -28,6 +28,11 @@ struct MultiplyViews {
   Kokkos::View<std::int64_t*, memory_space> row_sizes;
   /// Products per row (the size bound before clipping to B's columns).
   Kokkos::View<const std::int64_t*, memory_space> row_products;
+  /// Symbolic phase on CPUs: B's rows as runs of (column / 64, bit mask), when that compresses B
+  /// (CompressedB.hpp); empty otherwise.
+  Kokkos::View<std::int64_t*, memory_space> bc_rows;
+  Kokkos::View<ordinal_type*, memory_space> bc_words;
+  Kokkos::View<std::uint64_t*, memory_space> bc_masks;
   ordinal_type b_num_cols = 0;
   /// Numeric reuse: C's entries already hold this structure's columns (written by the previous numeric call of the
   /// handle), so the hash kernels only gather each column's value instead of extracting and sorting their tables.

@@ -25,13 +25,31 @@ KOKKOS_INLINE_FUNCTION int row_bin_of(std::int64_t ub) {
 /// Largest size bound a row of bin b can have.
 inline std::int64_t row_bin_bound(int b) { return b <= 1 ? b : (std::int64_t(1) << (b - 1)); }
 
-/// A permutation of the rows grouped by bin: rows of bin b are perm[offsets[b], offsets[b+1]).
+/// A permutation of the rows grouped by bin: rows of bin b are perm[offsets[b], offsets[b+1]). With in_order, every
+/// row is in one bin in its own order and perm is empty (see all_rows_in_one_bin).
 template <class Ordinal, class MemorySpace>
 struct RowBins {
   Kokkos::View<Ordinal*, MemorySpace> perm;
   std::vector<std::int64_t> offsets = std::vector<std::int64_t>(num_row_bins + 1, 0);
+  bool in_order = false;
   std::int64_t count(int b) const { return offsets[b + 1] - offsets[b]; }
 };
+
+/// The rows in their own order, as a permutation for the row kernels.
+template <class Ordinal>
+struct RowsInOrder {
+  KOKKOS_INLINE_FUNCTION Ordinal operator()(std::int64_t i) const { return static_cast<Ordinal>(i); }
+};
+
+/// Every row in bin b, in order: for the CPU dense accumulator, which runs every bin alike (binning would only cost
+/// two passes and scatter the rows of A and C over the bins).
+template <class Ordinal, class MemorySpace>
+RowBins<Ordinal, MemorySpace> all_rows_in_one_bin(std::int64_t rows, int b) {
+  RowBins<Ordinal, MemorySpace> bins;
+  bins.in_order = true;
+  for (int i = b + 1; i <= num_row_bins; ++i) bins.offsets[i] = rows;
+  return bins;
+}
 
 /// Rows handled per team while binning: a team histograms its rows in scratch, then touches the global counters
 /// once per bin, which keeps atomic contention on the ~60 counters low on GPUs.

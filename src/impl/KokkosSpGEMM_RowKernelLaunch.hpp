@@ -14,6 +14,7 @@
 #include <impl/KokkosSpGEMM_SmallRowKernels.hpp>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,9 @@ std::int64_t sorted_pool_chunks(const ExecSpace& exec, const BinConfig& c, std::
       1, min_of<std::int64_t>(chunks, static_cast<std::int64_t>(sorted_pool_cap_bytes / chunk_bytes)));
 }
 
+/// The dense accumulator keeps a summary bitmap when B's bitmap has more words than this many per mean row of C.
+constexpr std::int64_t dense_summary_ratio = 8;
+
 /// Runs the bins' kernels; returns the largest pool it allocated, in bytes. pool_budget (0: none) bounds each pool.
 template <bool Numeric, class ExecSpace, class Views, class Bins>
 std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins& bins,
@@ -109,6 +113,11 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
   const std::string phase = Numeric ? "KokkosSpGEMM::Numeric::" : "KokkosSpGEMM::Symbolic::";
   std::size_t pool_peak = 0;
+  for (const BinConfig& c : configs) {
+    if (bins.in_order && c.kernel != RowKernel::Dense) {
+      throw std::logic_error("KokkosSpGEMM: rows in order are for the dense accumulator only");
+    }
+  }
   // Dense bins share one zeroed pool laid out for their largest bound (rows leave their chunk clean): a pool of
   // B.num_cols()-wide chunks allocated and zeroed per bin cost more than the rows of wide, short-row products.
   BinConfig dense_shared;  // rows: all dense bins' rows; bound: their largest
@@ -221,18 +230,50 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
         break;
       }
       case RowKernel::Dense: {
-        using Kernel = DenseRowKernel<ExecSpace, Numeric, Views, Perm>;
         const Ordinal width = static_cast<Ordinal>(dense_shared.l2_entries);
-        if (dense_pool.num_chunks() == 0) {
-          const std::size_t chunk = Kernel::chunk_bytes(width, dense_shared.bound);
-          dense_pool = Pool(exec, budgeted_pool_chunks(exec, dense_shared, chunk, options, pool_budget, phase_name),
-                            chunk, true);
-          pool_peak = max_of(pool_peak, dense_pool.total_bytes());
+        const auto launch = [&](auto kernel, const std::string& name) {
+          using Kernel = decltype(kernel);
+          if (dense_pool.num_chunks() == 0) {
+            const std::size_t chunk = Kernel::chunk_bytes(width, dense_shared.bound);
+            dense_pool = Pool(exec, budgeted_pool_chunks(exec, dense_shared, chunk, options, pool_budget, phase_name),
+                              chunk, false);
+            dense_pool.zero_chunk_prefixes(exec, Kernel::clean_bytes(width));
+            pool_peak = max_of(pool_peak, dense_pool.total_bytes());
+          }
+          kernel.pool = dense_pool;
+          kernel.by_token = dense_pool.num_chunks() >= kernel.token.size();
+          Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, c.rows),
+                               kernel);
+        };
+        const auto launch_rows = [&](auto rows_perm, const std::string& name) {
+          using P = decltype(rows_perm);
+          using Plain = DenseRowKernel<ExecSpace, Numeric, Views, P>;
+          if constexpr (Numeric) {
+            // A summary bitmap where the rows of C are much shorter than B is wide (see DenseRowKernel).
+            const std::int64_t a_rows = max_of<std::int64_t>(1, static_cast<std::int64_t>(v.a_rows.extent(0)) - 1);
+            const bool sparse_rows = static_cast<std::int64_t>(Plain::bitmap_words(width)) >
+                                     dense_summary_ratio * static_cast<std::int64_t>(v.c_cols.extent(0)) / a_rows;
+            if (v.known_columns) {
+              launch(
+                  DenseRowKernel<ExecSpace, Numeric, Views, P, false, true>{v, rows_perm, first, width,
+                                                                            dense_shared.bound, Pool(), options.sorted},
+                  name);
+              return;
+            }
+            if (options.sorted && sparse_rows) {
+              launch(DenseRowKernel<ExecSpace, Numeric, Views, P, true>{v, rows_perm, first, width, dense_shared.bound,
+                                                                        Pool(), options.sorted},
+                     name);
+              return;
+            }
+          }
+          launch(Plain{v, rows_perm, first, width, dense_shared.bound, Pool(), options.sorted}, name);
+        };
+        if (bins.in_order) {
+          launch_rows(RowsInOrder<Ordinal>{}, phase + "dense_rows");
+        } else {
+          launch_rows(bins.perm, phase + "dense_bin_" + std::to_string(c.bin));
         }
-        Kernel k{v, bins.perm, first, width, dense_shared.bound, dense_pool, options.sorted};
-        k.by_token = dense_pool.num_chunks() >= k.token.size();
-        Kokkos::parallel_for(phase + "dense_bin_" + std::to_string(c.bin),
-                             Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, c.rows), k);
         break;
       }
     }

@@ -1,5 +1,5 @@
 // Rows that need no accumulator table: bin 1 (every product lands in one column, so the row of C is one entry)
-// and the CPU dense accumulator, where a thread owns B.num_cols() slots from the memory pool.
+// and the CPU dense accumulator, where a thread owns B.num_cols() slots (and a bitmap of them) from the memory pool.
 #ifndef KOKKOSSPGEMM_SMALLROWKERNELS_HPP
 #define KOKKOSSPGEMM_SMALLROWKERNELS_HPP
 
@@ -47,17 +47,25 @@ void single_entry_rows(const ExecSpace& exec, const Views& v, const Perm& perm, 
       Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), SingleEntryRowsKernel<Numeric, Views, Perm>{v, perm, first});
 }
 
-/// The dense accumulator (kkSpGEMM's kkdense) for CPU spaces: per thread, values and flags of B.num_cols() slots
-/// and the list of touched columns, in one pool chunk. Flags are cleared after each row, so a chunk is always
-/// clean when free; the pool starts zeroed.
-template <class ExecSpace, bool Numeric, class Views, class Perm>
+/// The dense accumulator (kkSpGEMM's kkdense) for CPU spaces: per thread, in one pool chunk, a bitmap of
+/// B.num_cols() columns and the list of the columns the row touched; in the numeric phase also a value slot per
+/// column, and with Summary a second bitmap of the bitmap's nonzero words. Gather (numeric reuse: C's columns known)
+/// marks columns with byte flags instead of bits: a bit test cost the gathers 1.4x on bcsstk13, while in a full
+/// numeric phase the flags cost rajat01 2x (stores through bytes). Bitmaps and flags are cleared after each row, so
+/// a chunk is always clean when free; the pool starts with them zeroed.
+template <class ExecSpace, bool Numeric, class Views, class Perm, bool Summary = false, bool Gather = false>
 struct DenseRowKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
 
-  // Sorted output by a scan of the flags when the row fills at least 1/16 of the width (n log n > width there).
-  static constexpr std::int64_t dense_scan_ratio = 16;
+  // Sorted output by walking the bitmap between the row's first and last column (64 columns a word, in order, and
+  // clearing it on the way) when that span has at most this many words per entry and bit of the row's size; else a
+  // sort of the touched list (n log n compares, most of them mispredicted: cage11's numeric phase spent 2/3 sorting).
+  // With Summary the walk goes over the summary (4,096 columns a word) and visits only nonzero words: for rows much
+  // shorter than B is wide, where empty words took 1/3 of the walk (p2p-Gnutella31), while keeping the summary costs
+  // rows that fill their words (cage11: 9%).
+  static constexpr std::int64_t scan_words_per_compare = 4;
 
   Views v;
   Perm perm;
@@ -71,8 +79,29 @@ struct DenseRowKernel {
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
   bool by_token = false;
 
+  // Chunk layout: bitmap (and summary), flags, values, touched list; each part 16-byte aligned (any scalar type).
+  KOKKOS_INLINE_FUNCTION static std::size_t round16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
+  KOKKOS_INLINE_FUNCTION static std::size_t bitmap_words(Ordinal width) {
+    return (static_cast<std::size_t>(width) + 63) / 64;
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t summary_words(Ordinal width) {
+    return Summary ? (bitmap_words(width) + 63) / 64 : 0;
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t bitmap_bytes(Ordinal width) {
+    return round16((bitmap_words(width) + summary_words(width)) * 8);
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t flag_bytes(Ordinal width) {
+    return Gather ? round16(static_cast<std::size_t>(width)) : 0;
+  }
+  /// What the pool zeroes: bitmaps and flags.
+  KOKKOS_INLINE_FUNCTION static std::size_t clean_bytes(Ordinal width) {
+    return bitmap_bytes(width) + flag_bytes(width);
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t value_bytes(Ordinal width) {
+    return Numeric ? round16(static_cast<std::size_t>(width) * sizeof(Scalar)) : 0;
+  }
   KOKKOS_INLINE_FUNCTION static std::size_t chunk_bytes(Ordinal width, std::int64_t bound) {
-    return width * (sizeof(Scalar) + 1) + bound * sizeof(Ordinal) + 32;
+    return clean_bytes(width) + value_bytes(width) + static_cast<std::size_t>(bound + 1) * sizeof(Ordinal);
   }
 
   KOKKOS_INLINE_FUNCTION void release(std::int64_t chunk_id) const {
@@ -83,70 +112,158 @@ struct DenseRowKernel {
     }
   }
 
+  /// The size of a row of C from the compressed B: each run ORs its mask into the bitmap and counts the new bits;
+  /// touched lists the words set, for clearing.
+  KOKKOS_INLINE_FUNCTION std::int64_t count_compressed(Ordinal row, std::uint64_t* bits, Ordinal* touched) const {
+    const std::int64_t* runs = v.bc_rows.data();
+    const Ordinal* words = v.bc_words.data();
+    const std::uint64_t* masks = v.bc_masks.data();
+    std::int64_t n = 0, used = 0;
+    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+      const Ordinal k = v.a_cols(e);
+      for (std::int64_t j = runs[k]; j < runs[k + 1]; ++j) {
+        const Ordinal w = words[j];
+        const std::uint64_t old = bits[w], add = masks[j] & ~old;
+        if (add) {
+          if (!old) touched[used++] = w;
+          bits[w] = old | add;
+          n += popcount_u64(add);
+        }
+      }
+    }
+    for (std::int64_t i = 0; i < used; ++i) bits[touched[i]] = 0;
+    return n;
+  }
+
+  /// The size of a row of C, counted without branches: whether a column is new is a coin toss where rows barely
+  /// compress (ca-CondMat's symbolic phase 1.7x, ct2010's 1.6x faster than with a branch).
+  KOKKOS_INLINE_FUNCTION std::int64_t count_columns(Ordinal row, std::uint64_t* bits, Ordinal* touched) const {
+    const auto* b_rows = v.b_rows.data();
+    const Ordinal* b_cols = v.b_cols.data();
+    std::int64_t n = 0;
+    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+      const Ordinal k = v.a_cols(e);
+      for (auto jb = b_rows[k]; jb < b_rows[k + 1]; ++jb) {
+        const Ordinal col = b_cols[jb];
+        const std::uint64_t word = bits[col >> 6], bit = std::uint64_t(1) << (col & 63);
+        bits[col >> 6] = word | bit;
+        touched[n] = col;  // kept only when new (the list has a slot to spare)
+        n += !(word & bit);
+      }
+    }
+    for (std::int64_t i = 0; i < n; ++i) bits[touched[i] >> 6] = 0;
+    return n;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t r) const {
     const Ordinal row = perm(first + r);
     const std::int64_t chunk_id = by_token ? static_cast<std::int64_t>(token.acquire()) : pool.acquire(r);
     char* chunk = pool.chunk(chunk_id);
-    Scalar* acc = reinterpret_cast<Scalar*>(chunk);
-    Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + width * sizeof(Scalar));
-    unsigned char* flags = reinterpret_cast<unsigned char*>(touched + bound);
+    std::uint64_t* bits = reinterpret_cast<std::uint64_t*>(chunk);
+    Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + clean_bytes(width) + value_bytes(width));
+    if constexpr (!Numeric) {
+      v.row_sizes(row) =
+          v.bc_rows.extent(0) > 0 ? count_compressed(row, bits, touched) : count_columns(row, bits, touched);
+    } else {
+      accumulate(row, bits, reinterpret_cast<unsigned char*>(chunk + bitmap_bytes(width)),
+                 reinterpret_cast<Scalar*>(chunk + clean_bytes(width)), touched);
+    }
+    release(chunk_id);
+  }
+
+  /// The numeric phase of a row.
+  KOKKOS_INLINE_FUNCTION void accumulate(Ordinal row, std::uint64_t* bits, unsigned char* flags, Scalar* acc,
+                                         Ordinal* touched) const {
+    std::uint64_t* summary = bits + bitmap_words(width);
     // Raw pointers in locals: stores through the byte flags may alias anything, and would otherwise make the
     // compiler reload every view's data pointer after each of them.
     const auto* b_rows = v.b_rows.data();
     const Ordinal* b_cols = v.b_cols.data();
     const Scalar* b_vals = v.b_vals.data();
     std::int64_t n = 0;
+    std::int64_t lo = width, hi = 0;  // the row's first and last column (with Summary: word)
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
-      Scalar a_val = Scalar();
-      if constexpr (Numeric) a_val = v.a_vals(e);
+      const Scalar a_val = v.a_vals(e);
       const auto end = b_rows[k + 1];
       for (auto jb = b_rows[k]; jb < end; ++jb) {
         const Ordinal col = b_cols[jb];
-        if (!flags[col]) {
-          flags[col] = 1;
-          touched[n++] = col;
-          if constexpr (Numeric) acc[col] = Scalar();
+        if constexpr (Gather) {
+          if (!flags[col]) {
+            flags[col] = 1;
+            touched[n++] = col;
+            acc[col] = Scalar();
+          }
+          acc[col] += a_val * b_vals[jb];
+          continue;
         }
-        if constexpr (Numeric) acc[col] += a_val * b_vals[jb];
+        const std::int64_t w = col >> 6;
+        const std::uint64_t word = bits[w], bit = std::uint64_t(1) << (col & 63);
+        if (!(word & bit)) {
+          bits[w] = word | bit;
+          touched[n++] = col;
+          acc[col] = Scalar();
+          if constexpr (Summary) {
+            if (!word) {
+              summary[w >> 6] |= std::uint64_t(1) << (w & 63);
+              lo = w < lo ? w : lo;
+              hi = w > hi ? w : hi;
+            }
+          } else {
+            lo = col < lo ? col : lo;
+            hi = col > hi ? col : hi;
+          }
+        }
+        acc[col] += a_val * b_vals[jb];
       }
     }
-    if constexpr (!Numeric) {
-      v.row_sizes(row) = n;
-    } else if (v.known_columns) {
+    Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
+    Scalar* c_vals = v.c_vals.data() + v.c_rows(row);
+    if constexpr (Gather) {
       // Reuse: C's columns are in place, each value is one read of the accumulator (no sort, no scan).
-      const Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
-      Scalar* c_vals = v.c_vals.data() + v.c_rows(row);
       const std::int64_t size = v.c_rows(row + 1) - v.c_rows(row);
       for (std::int64_t i = 0; i < size; ++i) {
         const Ordinal col = c_cols[i];
         c_vals[i] = col >= 0 && col < width && flags[col] ? acc[col] : v.missed();
       }
-    } else if (sorted && width <= dense_scan_ratio * n) {
-      // A dense row: walking the flags in column order is cheaper than sorting, and clears them on the way.
-      Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
-      Scalar* c_vals = v.c_vals.data() + v.c_rows(row);
+      for (std::int64_t i = 0; i < n; ++i) flags[touched[i]] = 0;
+      return;
+    } else if (sorted && n > 1 &&
+               (hi >> 6) - (lo >> 6) < scan_words_per_compare * n * bit_width_u64(static_cast<std::uint64_t>(n))) {
+      // Columns in order from the bitmap(s), cleared on the way.
       std::int64_t out = 0;
-      for (Ordinal col = 0; col < width; ++col) {
-        if (flags[col]) {
+      const auto emit_word = [&](std::int64_t w) {
+        std::uint64_t word = bits[w];
+        bits[w] = 0;
+        for (; word; word &= word - 1) {
+          const Ordinal col = static_cast<Ordinal>(w * 64 + lowest_bit_u64(word));
           c_cols[out] = col;
           c_vals[out++] = acc[col];
-          flags[col] = 0;
+        }
+      };
+      if constexpr (Summary) {
+        for (std::int64_t s = lo >> 6; s <= (hi >> 6); ++s) {
+          std::uint64_t words = summary[s];
+          summary[s] = 0;
+          for (; words; words &= words - 1) emit_word(s * 64 + lowest_bit_u64(words));
+        }
+      } else {
+        for (std::int64_t w = lo >> 6; w <= (hi >> 6); ++w) {
+          if (bits[w]) emit_word(w);
         }
       }
-      release(chunk_id);
       return;
     } else {
       if (sorted) sort_row_sequential(touched, static_cast<Scalar*>(nullptr), n);
-      Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
-      Scalar* c_vals = v.c_vals.data() + v.c_rows(row);
       for (std::int64_t i = 0; i < n; ++i) {
         c_cols[i] = touched[i];
         c_vals[i] = acc[touched[i]];
       }
     }
-    for (std::int64_t i = 0; i < n; ++i) flags[touched[i]] = 0;
-    release(chunk_id);
+    for (std::int64_t i = 0; i < n; ++i) {
+      bits[touched[i] >> 6] = 0;
+      if constexpr (Summary) summary[touched[i] >> 12] = 0;
+    }
   }
 };
 

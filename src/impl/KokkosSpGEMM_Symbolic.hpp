@@ -6,6 +6,7 @@
 
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
+#include <impl/KokkosSpGEMM_CompressedB.hpp>
 #include <impl/KokkosSpGEMM_MergePath.hpp>
 #include <impl/KokkosSpGEMM_MultiplyViews.hpp>
 #include <impl/KokkosSpGEMM_RMerge.hpp>
@@ -160,16 +161,35 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   v.row_sizes = Kokkos::View<std::int64_t*, Space>("KokkosSpGEMM::Symbolic::row_sizes", rows);
 
   const bool rmerge = handle.options().algorithm == Algorithm::RMerge;
-  const auto bins = bin_rows(exec, rows, ProductBound<decltype(v)>{v});
+  // The CPU dense accumulator takes every row alike: one bin of all rows in order.
+  const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(handle.options(), b.num_cols());
+  const BinConfig dense_rows =
+      configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols());
+  const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
+                             : bin_rows(exec, rows, ProductBound<decltype(v)>{v});
   ProductBinMask mask;
+  std::size_t compressed_b_bytes = 0;
   if (rmerge) {
     handle.m_symbolic_configs.clear();
     handle.m_symbolic_pool_bytes = rmerge_multiply<false>(exec, v, rows);
   } else {
-    handle.m_symbolic_configs = configure_bins<ExecSpace, Ordinal, Scalar, false>(bins, b.num_cols(), handle.options());
-    handle.m_symbolic_pool_bytes = launch_row_kernels<false>(exec, v, bins, handle.m_symbolic_configs, handle.options(),
-                                                             budget > 0 ? budget - first_bytes : 0);
+    handle.m_symbolic_configs =
+        in_order ? std::vector<BinConfig>{dense_rows}
+                 : configure_bins<ExecSpace, Ordinal, Scalar, false>(bins, b.num_cols(), handle.options());
+    for (const BinConfig& cfg : handle.m_symbolic_configs) {
+      if (cfg.kernel != RowKernel::Dense) continue;
+      // Under a memory budget, at most half of what it leaves: the pools need the rest.
+      compressed_b_bytes = compress_b(exec, v, totals.products, handle.options().symbolic_compression_ratio,
+                                      budget > 0 ? max_of<std::size_t>(1, (budget - first_bytes) / 2) : 0);
+      break;
+    }
+    handle.m_symbolic_pool_bytes =
+        launch_row_kernels<false>(exec, v, bins, handle.m_symbolic_configs, handle.options(),
+                                  budget > 0 ? budget - first_bytes - compressed_b_bytes : 0);
     for (const BinConfig& cfg : handle.m_symbolic_configs) mask.product[cfg.bin] = is_product_kernel(cfg.kernel);
+    v.bc_rows = decltype(v.bc_rows)();  // freed: the numeric phase reads B itself
+    v.bc_words = decltype(v.bc_words)();
+    v.bc_masks = decltype(v.bc_masks)();
   }
 
   std::int64_t nnz = 0;
@@ -197,7 +217,10 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
       !options.deterministic) {
     choose_auto_merge_bins(exec, v, rows, mask);
   }
-  if (!rmerge) {
+  if (in_order) {
+    handle.m_numeric_bins = bins;
+    handle.m_numeric_configs = handle.m_symbolic_configs;
+  } else if (!rmerge) {
     Options hash_family = handle.options();
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
     handle.m_numeric_bins = bin_rows(exec, rows, ExactSize<decltype(v)>{v, mask});
@@ -221,7 +244,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   handle.m_nnz = nnz;
   handle.m_products = totals.products;
   handle.m_max_row_products = totals.max_products;
-  handle.m_peak_extra_bytes = analysis_bytes + handle.m_symbolic_pool_bytes;
+  handle.m_peak_extra_bytes = analysis_bytes + handle.m_symbolic_pool_bytes + compressed_b_bytes;
   handle.m_signature = signature_of(exec, handle, a, b);
   handle.m_done = true;
 }
