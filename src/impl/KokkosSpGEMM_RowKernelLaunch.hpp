@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace KokkosSpGEMM {
@@ -247,27 +248,25 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
         };
         const auto launch_rows = [&](auto rows_perm, const std::string& name) {
           using P = decltype(rows_perm);
-          using Plain = DenseRowKernel<ExecSpace, Numeric, Views, P>;
+          // Summary and Gather as integral constants: one kernel type per choice, built in one place.
+          const auto run = [&](auto summary, auto gather) {
+            launch(
+                DenseRowKernel<ExecSpace, Numeric, Views, P, decltype(summary)::value, decltype(gather)::value>{
+                    v, rows_perm, first, width, dense_shared.bound, Pool(), options.sorted},
+                name);
+          };
+          using Yes = std::true_type;
+          using No = std::false_type;
           if constexpr (Numeric) {
             // A summary bitmap where the rows of C are much shorter than B is wide (see DenseRowKernel).
             const std::int64_t a_rows = max_of<std::int64_t>(1, static_cast<std::int64_t>(v.a_rows.extent(0)) - 1);
-            const bool sparse_rows = static_cast<std::int64_t>(Plain::bitmap_words(width)) >
-                                     dense_summary_ratio * static_cast<std::int64_t>(v.c_cols.extent(0)) / a_rows;
-            if (v.known_columns) {
-              launch(
-                  DenseRowKernel<ExecSpace, Numeric, Views, P, false, true>{v, rows_perm, first, width,
-                                                                            dense_shared.bound, Pool(), options.sorted},
-                  name);
-              return;
-            }
-            if (options.sorted && sparse_rows) {
-              launch(DenseRowKernel<ExecSpace, Numeric, Views, P, true>{v, rows_perm, first, width, dense_shared.bound,
-                                                                        Pool(), options.sorted},
-                     name);
-              return;
-            }
+            const bool sparse_rows =
+                static_cast<std::int64_t>(DenseRowKernel<ExecSpace, Numeric, Views, P>::bitmap_words(width)) >
+                dense_summary_ratio * static_cast<std::int64_t>(v.c_cols.extent(0)) / a_rows;
+            if (v.known_columns) return run(No(), Yes());
+            if (options.sorted && sparse_rows) return run(Yes(), No());
           }
-          launch(Plain{v, rows_perm, first, width, dense_shared.bound, Pool(), options.sorted}, name);
+          run(No(), No());
         };
         if (bins.in_order) {
           launch_rows(RowsInOrder<Ordinal>{}, phase + "dense_rows");
