@@ -100,6 +100,11 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     nomap.reuse_positions = false;
     variants.push_back({"ours_nomap", nomap});
   }
+  if (args.rowreplay) {
+    KokkosSpGEMM::Options rows;
+    rows.reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
+    variants.push_back({"ours_rowreplay", rows});
+  }
   if (args.unsorted) {
     KokkosSpGEMM::Options unsorted;
     unsorted.sorted = false;

@@ -87,6 +87,13 @@ inline const char* triple_order_name(TripleOrder o) {
   return o == TripleOrder::LeftFirst ? "(R*A)*P" : o == TripleOrder::RightFirst ? "R*(A*P)" : "auto";
 }
 
+/// How numeric reuse adds the products of the position map's rows (Options::reuse_replay).
+enum class ReplayShape {
+  Auto,  ///< Tiles on GPUs, Rows on CPUs; Rows whenever Options::deterministic.
+  Rows,  ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs.
+  Tiles  ///< Teams over tiles of whole rows of about equal products, flat over the tile's products (one launch).
+};
+
 struct Options {
   Algorithm algorithm = Algorithm::Auto;
   /// Rows of C sorted by column (most solvers need it); unsorted output skips the sort.
@@ -125,6 +132,8 @@ struct Options {
   bool reuse_positions = true;
   /// Bytes the position map (with its row order) may keep between calls; 0: the size of C's entries and values.
   std::size_t reuse_positions_bytes = 0;
+  /// The replay's work split (see ReplayShape); Auto suits both kinds of device.
+  ReplayShape reuse_replay = ReplayShape::Auto;
   /// Order of the Galerkin triple product R*A*P.
   TripleOrder triple_order = TripleOrder::Auto;
   /// spgemm_split only: the share of the products (those meeting B's longest rows) computed on the host execution

@@ -1,5 +1,5 @@
-// Numeric reuse through the position map (Options::reuse_positions): every replay shape (thread rows with and
-// without vector lanes, team rows, sums in scratch and in C), every place width (1, 2 and 4 bytes), the byte limit,
+// Numeric reuse through the position map (Options::reuse_positions): every replay shape (tiles; thread rows with
+// and without vector lanes, team rows, sums in scratch and in C), every place width (1, 2 and 4 bytes), the byte limit,
 // deterministic sums, and the checks that notice C's columns changed since the map was made.
 #include <SpGEMMTestHelpers.hpp>
 
@@ -30,13 +30,25 @@ inline HostCsr<double> repeated_columns_b() {
   return csr_from_rows<double>(100, 40, rows);
 }
 
+/// Both replay shapes on every backend (Auto takes tiles on GPUs, rows on CPUs).
 inline std::vector<KokkosSpGEMM::Options> position_map_paths() {
-  std::vector<KokkosSpGEMM::Options> paths(5);
+  std::vector<KokkosSpGEMM::Options> paths(8);
   paths[1].scratch_bytes = 512;  // GPUs: sums of long rows in C, tables of long rows from the pool
   paths[2].sorted = false;
   paths[3].deterministic = true;
   paths[4].algorithm = KokkosSpGEMM::Algorithm::Hash;
+  paths[5].reuse_replay = KokkosSpGEMM::ReplayShape::Tiles;
+  paths[6].reuse_replay = KokkosSpGEMM::ReplayShape::Tiles;
+  paths[6].sorted = false;
+  paths[7].reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
+  paths[7].scratch_bytes = 512;
   return paths;
+}
+
+inline std::string replay_name(const KokkosSpGEMM::Options& o) {
+  return o.reuse_replay == KokkosSpGEMM::ReplayShape::Tiles  ? ", tiles"
+         : o.reuse_replay == KokkosSpGEMM::ReplayShape::Rows ? ", rows"
+                                                             : "";
 }
 
 TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
@@ -68,7 +80,7 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   for (const auto& o : position_map_paths()) {
     for (const auto& [name, a, b] : cases) {
       const std::string what = name + (o.sorted ? "" : ", unsorted") + (o.deterministic ? ", deterministic" : "") +
-                               ", scratch " + std::to_string(o.scratch_bytes);
+                               ", scratch " + std::to_string(o.scratch_bytes) + replay_name(o);
       // Products that compress 50 to 1 need more than the size of C, and so does A*P on GPUs (its 512 rows replay
       // with a team each, whose offsets per entry of A outweigh this C): those cases get a larger limit.
       KokkosSpGEMM::Options limited = o;
@@ -85,8 +97,20 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   const std::string long_d = check_reuse_rounds<Exec>(long_a, long_b, {}, "long row");
   EXPECT_NE(long_d.find("gathered from hash tables"), std::string::npos) << long_d;
   EXPECT_NE(check_reuse_rounds<Exec>(p3d27, p3d27, {}, "p3d27").find("1 B a product"), std::string::npos);
-  const std::string large = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, {}, "p2d5(130)");
+  KokkosSpGEMM::Options rows, tiles;
+  rows.reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
+  tiles.reuse_replay = KokkosSpGEMM::ReplayShape::Tiles;
+  const std::string large = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, rows, "p2d5(130), rows");
   EXPECT_NE(large.find("thread-rows/position-map"), std::string::npos) << large;
+  // Tiles: every mapped bin in runs of one width; tiles of several row and entry windows (p2d5(130): ~8,192
+  // products a tile on one CPU thread), tiles within one long row (70,000 products) that own no row.
+  for (const auto& [name, a, b] : cases) {
+    KokkosSpGEMM::Options limited = tiles;
+    if (name == "repeated columns in B") limited.reuse_positions_bytes = std::size_t(1) << 24;
+    const std::string d = check_reuse_rounds<Exec>(a, b, limited, name + ", tiles only");
+    EXPECT_NE(d.find("tiles/position-map"), std::string::npos) << name << "\n" << d;
+    EXPECT_EQ(d.find("thread-rows/position-map"), std::string::npos) << name << "\n" << d;
+  }
 }
 
 TEST(TEST_CATEGORY, position_map_handles_empty_and_degenerate_shapes) {
@@ -184,7 +208,8 @@ TEST(TEST_CATEGORY, position_map_notices_changed_columns_of_c) {
   const auto da2 = KokkosSpGEMM::copy_to(exec, a2);
   const auto db2 = KokkosSpGEMM::copy_to(exec, b2);
   for (const auto& o : position_map_paths()) {
-    const std::string what = std::string(o.sorted ? "sorted" : "unsorted") + (o.deterministic ? ", deterministic" : "");
+    const std::string what =
+        std::string(o.sorted ? "sorted" : "unsorted") + (o.deterministic ? ", deterministic" : "") + replay_name(o);
     KokkosSpGEMM::Handle<Exec, double> handle(o);
     DeviceCsr c;
     KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);

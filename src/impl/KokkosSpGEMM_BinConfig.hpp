@@ -16,17 +16,18 @@ namespace KokkosSpGEMM {
 namespace Impl {
 
 enum class RowKernel {
-  Empty,         ///< bin 0: no product, nothing to do
-  Single,        ///< bin 1: every product lands in one column
-  ThreadRows,    ///< one thread (its vector lanes on GPUs) per row, several rows per team, table in scratch
-  TeamRow,       ///< one team per row: level-1 table in scratch, level-2 table from the pool when it overflows
-  Dense,         ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
-  Heap,          ///< one thread per row, k-way merge with a min-heap (bhSPARSE heap method); rows by products
-  Esc,           ///< one team per row: expand, sort, compress (bhSPARSE ESC); rows by products
-  Merge,         ///< one team per row: pairwise merge-path rounds (bhSPARSE merge); rows by products
-  SegMerge,      ///< groups of rows through the segmented merge primitive (Ji et al.); rows by products
-  ReplayRows,    ///< reuse: one thread (its vector lanes on GPUs) per row adds products at their mapped places
-  ReplayTeamRow  ///< reuse: one team per row adds products at their mapped places
+  Empty,          ///< bin 0: no product, nothing to do
+  Single,         ///< bin 1: every product lands in one column
+  ThreadRows,     ///< one thread (its vector lanes on GPUs) per row, several rows per team, table in scratch
+  TeamRow,        ///< one team per row: level-1 table in scratch, level-2 table from the pool when it overflows
+  Dense,          ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
+  Heap,           ///< one thread per row, k-way merge with a min-heap (bhSPARSE heap method); rows by products
+  Esc,            ///< one team per row: expand, sort, compress (bhSPARSE ESC); rows by products
+  Merge,          ///< one team per row: pairwise merge-path rounds (bhSPARSE merge); rows by products
+  SegMerge,       ///< groups of rows through the segmented merge primitive (Ji et al.); rows by products
+  ReplayRows,     ///< reuse: one thread (its vector lanes on GPUs) per row adds products at their mapped places
+  ReplayTeamRow,  ///< reuse: one team per row adds products at their mapped places
+  ReplayTiles     ///< reuse: one team per tile of whole rows, flat over the tile's products
 };
 
 /// Kernels that write sorted rows by merging or sorting products: their numeric phase runs on the symbolic
@@ -79,6 +80,8 @@ inline const char* row_kernel_name(RowKernel k) {
       return "thread-rows/position-map";
     case RowKernel::ReplayTeamRow:
       return "team-row/position-map";
+    case RowKernel::ReplayTiles:
+      return "tiles/position-map";
   }
   return "?";
 }

@@ -49,26 +49,63 @@ KOKKOS_INLINE_FUNCTION std::uint64_t column_check_term(std::int64_t col, std::in
   return x ^ (x >> 31);
 }
 
+/// Up to max_runs runs of mapped bins for one tile-replay launch (by value: a handful of numbers each).
+struct TileRuns {
+  static constexpr int max_runs = 8;
+  struct Run {
+    std::int64_t first_tile = 0, tiles = 0, row_begin = 0, row_end = 0, first_byte = 0, first_product = 0;
+    int width = 1;
+  };
+  Run run[max_runs];
+  int count = 0;
+
+  /// The run holding tile t.
+  KOKKOS_INLINE_FUNCTION int find(std::int64_t t) const {
+    int r = 0;
+    while (r + 1 < count && t >= run[r + 1].first_tile) ++r;
+    return r;
+  }
+  std::int64_t end_tile() const { return run[count - 1].first_tile + run[count - 1].tiles; }
+
+  /// Runs first, first + 1, ... of the map's mapped bins (PositionMap::Bin).
+  template <class Bins>
+  static TileRuns of(const Bins& mapped, std::size_t first) {
+    TileRuns runs;
+    for (std::size_t r = first; r < mapped.size() && runs.count < max_runs; ++r) {
+      const auto& b = mapped[r];
+      runs.run[runs.count++] = {b.first_tile, b.tiles, b.row_begin, b.row_end, b.first_byte, b.first_product, b.width};
+    }
+    return runs;
+  }
+};
+
 template <class Ordinal, class MemorySpace>
 struct PositionMap {
   /// A mapped bin: the replay kernel's shape and where its rows' places are.
   struct Bin {
     BinConfig config;
-    int width = 1;                   ///< bytes a place
-    std::int64_t first_byte = 0;     ///< the bin's places start here in `positions` (4-byte aligned)
-    std::int64_t first_product = 0;  ///< product_start of the bin's first row
-    bool in_c = false;               ///< sums kept in C's values (rows too long for scratch), not in scratch
-    int last_bin = 0;                ///< adjacent small bins replay in one launch: bins config.bin to last_bin
+    int width = 1;                            ///< bytes a place
+    std::int64_t first_byte = 0;              ///< the bin's places start here in `positions` (4-byte aligned)
+    std::int64_t first_product = 0;           ///< product_start of the bin's first row
+    bool in_c = false;                        ///< sums kept in C's values (rows too long for scratch), not in scratch
+    int last_bin = 0;                         ///< adjacent small bins replay in one launch: bins config.bin to last_bin
+    std::int64_t row_begin = 0, row_end = 0;  ///< the run's rows in the bins' order
+    std::int64_t first_tile = 0, tiles = 0;   ///< tile replay: the run's tiles in tile_rows
   };
 
   const void* columns = nullptr;       ///< C's entries array the map was made for (null: no map)
   RowBins<Ordinal, MemorySpace> bins;  ///< every row by the length of its row of C
   std::vector<Bin> mapped;             ///< bins replayed from the map
   std::vector<BinConfig> gathered;     ///< the other bins with work: hash tables read in C's column order
-  Kokkos::View<unsigned char*, MemorySpace> positions;     ///< places of the mapped rows' products
-  Kokkos::View<std::int64_t*, MemorySpace> product_start;  ///< mapped products before each row, in the bins' order
+  Kokkos::View<unsigned char*, MemorySpace> positions;  ///< places of the mapped rows' products
+  Kokkos::View<std::int64_t*, MemorySpace>
+      product_start;  ///< mapped products before each row, in the bins' order (and their total last)
   Kokkos::View<std::int32_t*, MemorySpace>
-      entry_offsets;                               ///< team-row bins: products before each entry of A in its row
+      entry_offsets;  ///< team-row bins: products before each entry of A in its row
+  /// Tile replay (ReplayShape::Tiles): tile t holds the rows whose first product falls in the t-th run of
+  /// tile_products products of its run of bins, rows [tile_rows(t), tile_rows(t + 1)) within the run's.
+  Kokkos::View<std::int64_t*, MemorySpace> tile_rows;
+  std::int64_t tile_products = 0;
   std::uint64_t checksum = 0;                      ///< of C's columns in the mapped rows, when made
   Kokkos::View<std::uint64_t, MemorySpace> check;  ///< the same, recomputed on the device by each replay
 
@@ -76,7 +113,7 @@ struct PositionMap {
 
   std::size_t bytes() const {
     return bins.perm.span() * sizeof(Ordinal) + positions.span() + product_start.span() * sizeof(std::int64_t) +
-           entry_offsets.span() * sizeof(std::int32_t);
+           entry_offsets.span() * sizeof(std::int32_t) + tile_rows.span() * sizeof(std::int64_t);
   }
 
   std::string describe() const {
@@ -85,6 +122,8 @@ struct PositionMap {
     std::string s = "  position map: " + std::to_string(bytes()) + " B; bins replayed from it:\n";
     for (const Bin& b : mapped) {
       s += describe_bin(b.config) + "  " + std::to_string(b.width) + " B a product" +
+           (b.tiles > 0 ? ", " + std::to_string(b.tiles) + " tiles of ~" + std::to_string(tile_products) + " products"
+                        : std::string()) +
            (b.last_bin > b.config.bin ? ", with bins up to " + std::to_string(b.last_bin) : std::string()) +
            (b.in_c ? ", sums in C\n" : ", sums in scratch\n");
     }

@@ -49,14 +49,57 @@ bool replay_team_rows(std::int64_t bound, bool few_rows, const Options& options)
   return BackendTraits<ExecSpace>::is_gpu && !options.deterministic && (bound > 256 || few_rows);
 }
 
+/// Whether the replay runs over tiles of about equal products (ReplayTilesKernel) instead of a thread or team per
+/// row. Auto: on GPUs, for maps of fewer than 2^24 products whose longest row has at least 16 times the mean
+/// products: there a thread per row queues the long rows on few threads while the device idles (H100, device run
+/// 5 of stop 14: p2p-Gnutella31 210 -> 94 us, rajat01 509 -> 330, PGPgiantcompo 163 -> 104); elsewhere a thread
+/// per row is up to 2x faster (3D stencils, uniform, R-MAT at scale 16 and 18, cage11). Never in deterministic mode.
+template <class ExecSpace>
+bool replay_by_tiles(const Options& options, std::int64_t products = 0, std::int64_t most = 0, std::int64_t rows = 1) {
+  if (options.deterministic) return false;
+  if (options.reuse_replay != ReplayShape::Auto) return options.reuse_replay == ReplayShape::Tiles;
+  return BackendTraits<ExecSpace>::is_gpu && products < (std::int64_t(1) << 24) && rows > 0 &&
+         most >= 16 * max_of<std::int64_t>(1, products / rows);
+}
+
+/// Threads of a tile-replay team: a GPU block of 256; on CPUs (tests) what the backend gives, up to 4.
+template <class ExecSpace>
+int replay_tile_team_size() {
+  return BackendTraits<ExecSpace>::is_gpu ? 256 : 4;
+}
+
+/// Products a tile holds: about 2 tiles per concurrent team slot, each of 1,024 to 16,384 products (a tile's
+/// fixed cost is a few team scans; H100, 256-thread teams: 4,096 beat 512 on ca-CondMat, 1,024 beat 256 on
+/// p2p-Gnutella31, 16,384 beat 8,192 on 3D 27-point 100^3).
+template <class ExecSpace>
+std::int64_t replay_tile_products(const ExecSpace& exec, std::int64_t products) {
+  const std::int64_t slots = max_of<std::int64_t>(1, exec.concurrency() / replay_tile_team_size<ExecSpace>());
+  const std::int64_t want = (products + 2 * slots - 1) / (2 * slots);
+  return min_of<std::int64_t>(
+      16384, max_of<std::int64_t>(1024, static_cast<std::int64_t>(
+                                            bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, want))))));
+}
+
+/// Vector lanes of a GPU replay thread: half the mean row of B that the products meet (fewer lanes, more rows or
+/// entries at once, won up to that point on the H100; perf_tests/NOTES.md v6). One on CPUs.
+template <class ExecSpace>
+int replay_lanes(std::int64_t products, std::int64_t a_entries) {
+  using Traits = BackendTraits<ExecSpace>;
+  if (!Traits::is_gpu) return 1;
+  const std::int64_t half_mean = a_entries > 0 ? (products + 2 * a_entries - 1) / (2 * a_entries) : 1;
+  return static_cast<int>(min_of<std::uint64_t>(
+      Traits::max_vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean)))));
+}
+
 /// The replay kernel of mapped rows of up to `bound` entries. GPUs: rows of up to 256 entries take a thread each,
 /// with vector lanes for half the mean row of B (measured on the H100: fewer lanes, more rows at once, win up to
 /// that point; perf_tests/NOTES.md v6) and the sums in C's row; longer rows take a team each, with the sums in
 /// scratch while they fit. Deterministic: one thread per row, no lanes, so each sum runs in A's then B's order.
-/// CPUs: a thread per row, sums in C's row itself (cached).
+/// CPUs: a thread per row, sums in C's row itself (cached). Tiles (replay_by_tiles): one launch over all mapped
+/// rows; the caller sets the lanes and team size for the whole map.
 template <class ExecSpace, class Scalar>
 BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64_t products, std::int64_t a_entries,
-                               bool few_rows, const Options& options, bool& in_c) {
+                               bool few_rows, bool tiles, const Options& options, bool& in_c) {
   using Traits = BackendTraits<ExecSpace>;
   BinConfig c;
   c.bin = row_bin_of(bound);
@@ -67,15 +110,18 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
   in_c = false;
   const std::int64_t row_bytes = c.bound * static_cast<std::int64_t>(sizeof(Scalar));
   const std::int64_t budget = scratch_budget<ExecSpace>(options);
+  if (tiles) {
+    c.kernel = RowKernel::ReplayTiles;
+    c.team_size = replay_tile_team_size<ExecSpace>();
+    in_c = true;
+    return c;
+  }
   if (!Traits::is_gpu) {
     c.rows_per_team = 8;
     in_c = true;
     return c;
   }
-  // Lanes for half the mean row of B.
-  const std::int64_t half_mean = a_entries > 0 ? (products + 2 * a_entries - 1) / (2 * a_entries) : 1;
-  const int lanes = static_cast<int>(min_of<std::uint64_t>(
-      Traits::max_vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean)))));
+  const int lanes = replay_lanes<ExecSpace>(products, a_entries);
   if (!replay_team_rows<ExecSpace>(bound, few_rows, options)) {
     // Sums in C's row with the device's native floating-point atomics: faster than scratch, whose floating-point
     // atomics are compare-and-swap loops on sm_90 (H100: 5.24 vs 5.73 ms on 3D 27-point 100^3, 7% on 2D 5-point and
@@ -193,6 +239,43 @@ struct PositionMapBuildKernel {
   }
 };
 
+/// Fills map.tile_rows: each tile's first row is the first of its run whose first product is at or past the tile's
+/// start (a binary search over product_start); a final entry closes the last tile.
+template <class ExecSpace, class Map>
+void make_tile_rows(const ExecSpace& exec, Map& map) {
+  using Runs = TileRuns;
+  const std::int64_t total = map.mapped.back().first_tile + map.mapped.back().tiles;
+  map.tile_rows = decltype(map.tile_rows)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::tile_rows"), total + 1);
+  const auto tile_rows = map.tile_rows;
+  const auto start = map.product_start;
+  const std::int64_t tile = map.tile_products, rows = static_cast<std::int64_t>(map.product_start.extent(0)) - 1;
+  for (std::size_t first = 0; first < map.mapped.size(); first += Runs::max_runs) {
+    const Runs runs = Runs::of(map.mapped, first);
+    const std::int64_t last = first + Runs::max_runs >= map.mapped.size() ? total + 1 : runs.end_tile();
+    Kokkos::parallel_for(
+        "KokkosSpGEMM::PositionMap::tile_rows", Kokkos::RangePolicy<ExecSpace>(exec, runs.run[0].first_tile, last),
+        KOKKOS_LAMBDA(const std::int64_t t) {
+          if (t == total) {
+            tile_rows(t) = rows;
+            return;
+          }
+          const auto& run = runs.run[runs.find(t)];
+          const std::int64_t target = run.first_product + (t - run.first_tile) * tile;
+          std::int64_t lo = run.row_begin, hi = run.row_end;  // first row in [lo, hi) starting at or past target
+          while (lo < hi) {
+            const std::int64_t mid = lo + (hi - lo) / 2;
+            if (start(mid) < target) {
+              lo = mid + 1;
+            } else {
+              hi = mid;
+            }
+          }
+          tile_rows(t) = lo;
+        });
+  }
+}
+
 /// Makes handle.m_positions for C's columns (v.c_cols) within `limit` bytes kept; the tables of rows beyond
 /// scratch take a pool within `pool_cap` bytes less the map (at least one chunk), whose size goes to pool_bytes.
 /// Returns false when those columns do not hold this product (changed since written): the map is then dropped. A
@@ -211,7 +294,8 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
   pool_bytes = 0;
   const Ordinal rows = static_cast<Ordinal>(v.c_rows.extent(0)) - 1;
   const std::size_t overhead =
-      static_cast<std::size_t>(max_of<Ordinal>(rows, 0)) * (sizeof(Ordinal) + sizeof(std::int64_t));
+      static_cast<std::size_t>(max_of<Ordinal>(rows, 0)) * (sizeof(Ordinal) + sizeof(std::int64_t)) +
+      sizeof(std::int64_t);
   const void* columns = v.c_cols.data();
   if (rows <= 0 || overhead >= limit) {
     map.columns = columns;
@@ -251,14 +335,21 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
   bool offsets = false;
   MappedBins mask;
   const bool few_rows = rows < replay_few_rows;
+  std::int64_t all_products = 0, most_products = 0;  // over the rows with work, mapped or not
+  for (int b = 1; b < num_row_bins; ++b) {
+    all_products += host(3 * b);
+    most_products = max_of(most_products, host(3 * b + 2));
+  }
+  const bool tiles = replay_by_tiles<ExecSpace>(options, all_products, most_products, rows - map.bins.count(0));
   for (int b = 1; b < num_row_bins; ++b) {
     const std::int64_t bin_products = host(3 * b), most = host(3 * b + 2);
     if (map.bins.count(b) == 0 || most > std::numeric_limits<std::int32_t>::max()) continue;
     const int width = position_width(row_bin_bound(b));
     const std::int64_t start = chosen.empty() || chosen.back().width == width ? bytes : (bytes + 3) / 4 * 4;
-    const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(b), few_rows, options);
+    const bool team_row = !tiles && replay_team_rows<ExecSpace>(row_bin_bound(b), few_rows, options);
     const std::size_t need = static_cast<std::size_t>(start - bytes + bin_products * width) +
-                             (team_row && !offsets ? entry_offset_bytes : 0);
+                             (team_row && !offsets ? entry_offset_bytes : 0) +
+                             (tiles ? static_cast<std::size_t>(bin_products / 32 + 16) : 0);  // tile_rows
     if (used + need > limit) continue;
     used += need;
     offsets = offsets || team_row;
@@ -268,15 +359,20 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
     mask.mapped[b] = true;
   }
   // Launches: a bin each, except that adjacent bins of one width and one kernel join while the run has fewer than
-  // 2^16 rows (a small matrix's bins: launches, not work, bound its replay).
+  // 2^16 rows (a small matrix's bins: launches, not work, bound its replay). Tiles: runs of one width whose rows
+  // follow each other, all in one launch.
   for (std::size_t i = 0; i < chosen.size();) {
     const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(chosen[i].bin), few_rows, options);
     std::int64_t run_rows = map.bins.count(chosen[i].bin), run_products = chosen[i].products;
     std::int64_t run_entries = chosen[i].a_entries;
     std::size_t j = i + 1;
-    while (j < chosen.size() && run_rows < (std::int64_t(1) << 16) && chosen[j].bin == chosen[j - 1].bin + 1 &&
-           chosen[j].width == chosen[i].width &&
-           replay_team_rows<ExecSpace>(row_bin_bound(chosen[j].bin), few_rows, options) == team_row) {
+    auto joins = [&](std::size_t j) {
+      if (chosen[j].width != chosen[i].width) return false;
+      if (tiles) return map.bins.offsets[chosen[j].bin] == map.bins.offsets[chosen[j - 1].bin + 1];
+      return run_rows < (std::int64_t(1) << 16) && chosen[j].bin == chosen[j - 1].bin + 1 &&
+             replay_team_rows<ExecSpace>(row_bin_bound(chosen[j].bin), few_rows, options) == team_row;
+    };
+    while (j < chosen.size() && joins(j)) {
       run_rows += map.bins.count(chosen[j].bin);
       run_products += chosen[j].products;
       run_entries += chosen[j].a_entries;
@@ -284,14 +380,34 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
     }
     typename Map::Bin mb;
     mb.config = configure_replay_bin<ExecSpace, Scalar>(row_bin_bound(chosen[j - 1].bin), run_rows, run_products,
-                                                        run_entries, few_rows, options, mb.in_c);
+                                                        run_entries, few_rows, tiles, options, mb.in_c);
     mb.config.bin = chosen[i].bin;  // the run's rows start at its first bin's
     mb.last_bin = chosen[j - 1].bin;
     mb.width = chosen[i].width;
     mb.first_byte = chosen[i].first_byte;
     mb.first_product = chosen[i].first_product;
+    mb.row_begin = map.bins.offsets[chosen[i].bin];
+    mb.row_end = map.bins.offsets[chosen[j - 1].bin + 1];
     map.mapped.push_back(mb);
     i = j;
+  }
+  if (tiles && !map.mapped.empty()) {
+    // A run's products lie between its first product and the next run's (or the total).
+    map.tile_products = replay_tile_products(exec, products);
+    // One launch: one shape, lanes for half the mean row of B over all mapped rows (as for thread rows).
+    std::int64_t entries = 0;
+    for (const Chosen& c : chosen) entries += c.a_entries;
+    const int lanes = replay_lanes<ExecSpace>(products, entries);
+    std::int64_t next = 0;
+    for (std::size_t r = 0; r < map.mapped.size(); ++r) {
+      auto& mb = map.mapped[r];
+      const std::int64_t end = r + 1 < map.mapped.size() ? map.mapped[r + 1].first_product : products;
+      mb.config.vector_length = lanes;
+      mb.config.team_size = replay_tile_team_size<ExecSpace>();
+      mb.first_tile = next;
+      mb.tiles = (end - mb.first_product + map.tile_products - 1) / map.tile_products;
+      next += mb.tiles;
+    }
   }
   if (map.mapped.empty()) {
     map = Map();
@@ -309,7 +425,7 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::positions"), bytes);
   map.product_start = decltype(map.product_start)(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::product_start"),
-      static_cast<std::size_t>(rows));
+      static_cast<std::size_t>(rows) + 1);
   if (offsets) {
     map.entry_offsets = decltype(map.entry_offsets)(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::entry_offsets"),
@@ -318,9 +434,10 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
   const Perm perm = map.bins.perm;
   const auto start = map.product_start;
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::PositionMap::product_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::PositionMap::product_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows + 1),
       KOKKOS_LAMBDA(const std::int64_t q, std::int64_t& partial, const bool final) {
         if (final) start(q) = partial;
+        if (q == rows) return;
         const Ordinal i = perm(q);
         if (!mask.mapped[row_bin_of(static_cast<std::int64_t>(v.c_rows(i + 1) - v.c_rows(i)))]) return;
         for (auto e = v.a_rows(i); e < v.a_rows(i + 1); ++e) {
@@ -328,6 +445,8 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
           partial += static_cast<std::int64_t>(v.b_rows(k + 1) - v.b_rows(k));
         }
       });
+
+  if (tiles) make_tile_rows(exec, map);
 
   using Kernel = PositionMapBuildKernel<ExecSpace, Views, Perm>;
   using Pool = typename Kernel::Pool;

@@ -7,6 +7,7 @@
 
 #include <KokkosSpGEMM_BackendTraits.hpp>
 #include <impl/KokkosSpGEMM_HashAccumulator.hpp>
+#include <impl/KokkosSpGEMM_MergePath.hpp>
 #include <impl/KokkosSpGEMM_PositionMap.hpp>
 
 #include <cstdint>
@@ -181,12 +182,168 @@ struct ReplayTeamRowKernel {
   }
 };
 
+/// A team per tile (PositionMap::tile_rows): the rows whose first product falls in the tile, whatever their
+/// lengths. Windows of rows, then of their entries of A, are staged in scratch with prefix sums of their lengths:
+/// the team goes flat over the rows' entries of C (zeroed, columns summed into the checksum), then its threads take
+/// the staged entries of A in turn, their vector lanes splitting each entry's row of B (place and B's value read
+/// coalesced, the sum added atomically into C's row). Long rows of A spread over the team's threads instead of
+/// queueing on one, and a tile's threads share about equal products.
+template <class ExecSpace, class Views, class Perm>
+struct ReplayTilesKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Space = typename ExecSpace::memory_space;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  static constexpr int row_window = 256;    // rows staged at once
+  static constexpr int entry_window = 512;  // entries of A staged at once
+
+  Views v;
+  Perm perm;
+  const unsigned char* positions = nullptr;
+  Kokkos::View<const std::int64_t*, Space> product_start;
+  Kokkos::View<const std::int64_t*, Space> tile_rows;
+  Kokkos::View<std::uint64_t*, Space> status;  // [1]: the checksum of the rows' columns
+  TileRuns runs;
+  int lanes = 1;  // adjacent threads sharing an entry's row of B; divides the team size
+
+  static std::size_t scratch_bytes() {
+    return (4 * row_window + 2) * sizeof(std::int64_t) + (3 * entry_window + 1) * sizeof(std::int64_t) +
+           entry_window * sizeof(Scalar) + 128;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t t = runs.run[0].first_tile + team.league_rank();
+    const TileRuns::Run& run = runs.run[runs.find(t)];
+    const std::int64_t q_begin = tile_rows(t);
+    const std::int64_t q_end = min_of(tile_rows(t + 1), run.row_end);
+    if (q_begin >= q_end) return;  // a tile within one long row started before it
+    const int groups = team.team_size() / lanes;
+
+    auto take = [&](std::size_t n) {
+      return static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(n * sizeof(std::int64_t), 16));
+    };
+    std::int64_t* row_c = take(row_window);            // first entry of each staged row of C
+    std::int64_t* row_c_start = take(row_window + 1);  // prefix sums of their lengths
+    std::int64_t* row_a = take(row_window);            // first entry of each row of A
+    std::int64_t* row_a_start = take(row_window + 1);
+    std::int64_t* entry_b = take(entry_window);          // first entry of each staged entry's row of B
+    std::int64_t* entry_c = take(entry_window);          // first entry of its row of C
+    std::int64_t* entry_start = take(entry_window + 1);  // prefix sums of the rows of B's lengths
+    Scalar* entry_a = static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(entry_window * sizeof(Scalar), 16));
+
+    const unsigned char* places = positions + run.first_byte;
+    std::int64_t next = product_start(q_begin) - run.first_product;  // the run's index of the next product
+    std::uint64_t check = 0;
+    for (std::int64_t q0 = q_begin; q0 < q_end; q0 += row_window) {
+      const int nr = static_cast<int>(min_of<std::int64_t>(row_window, q_end - q0));
+      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nr), [&](const int r, std::int64_t& part, const bool final) {
+        const Ordinal row = perm(q0 + r);
+        const auto begin = v.c_rows(row);
+        const std::int64_t length = static_cast<std::int64_t>(v.c_rows(row + 1) - begin);
+        if (final) {
+          row_c[r] = static_cast<std::int64_t>(begin);
+          row_c_start[r] = part;
+          if (r == nr - 1) row_c_start[nr] = part + length;
+        }
+        part += length;
+      });
+      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nr), [&](const int r, std::int64_t& part, const bool final) {
+        const Ordinal row = perm(q0 + r);
+        const auto begin = v.a_rows(row);
+        const std::int64_t length = static_cast<std::int64_t>(v.a_rows(row + 1) - begin);
+        if (final) {
+          row_a[r] = static_cast<std::int64_t>(begin);
+          row_a_start[r] = part;
+          if (r == nr - 1) row_a_start[nr] = part + length;
+        }
+        part += length;
+      });
+      team.team_barrier();
+      // The rows' sums start at zero in C (the team owns its rows: no other team adds to them).
+      std::uint64_t window_check = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, row_c_start[nr]),
+          [&](const std::int64_t i, std::uint64_t& x) {
+            const std::int64_t r = last_at_or_below(row_c_start, nr, i);
+            const std::int64_t idx = row_c[r] + (i - row_c_start[r]);
+            v.c_vals(idx) = Scalar();
+            x += column_check_term(v.c_cols(idx), idx);
+          },
+          window_check);
+      check += window_check;
+      team.team_barrier();
+      const std::int64_t entries = row_a_start[nr];
+      for (std::int64_t w0 = 0; w0 < entries; w0 += entry_window) {
+        const int ns = static_cast<int>(min_of<std::int64_t>(entry_window, entries - w0));
+        Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, ns),
+                              [&](const int s, std::int64_t& part, const bool final) {
+                                const std::int64_t i = w0 + s;
+                                const std::int64_t r = last_at_or_below(row_a_start, nr, i);
+                                const std::int64_t e = row_a[r] + (i - row_a_start[r]);
+                                const Ordinal k = v.a_cols(e);
+                                const auto b_begin = v.b_rows(k);
+                                const std::int64_t length = static_cast<std::int64_t>(v.b_rows(k + 1) - b_begin);
+                                if (final) {
+                                  entry_b[s] = static_cast<std::int64_t>(b_begin);
+                                  entry_c[s] = row_c[r];
+                                  entry_a[s] = v.a_vals(e);
+                                  entry_start[s] = part;
+                                  if (s == ns - 1) entry_start[ns] = part + length;
+                                }
+                                part += length;
+                              });
+        team.team_barrier();
+        const std::int64_t products = entry_start[ns];
+        // Groups of `lanes` adjacent threads take a block of adjacent entries each, lanes splitting each row of B
+        // (by hand: Kokkos' team scans above want a team without vector lanes). Blocks, not turns: neighbouring
+        // entries of a row add into the same places of C, and atomics of one warp on one address serialise
+        // (3D 27-point: turns ran 2x slower than a thread per row).
+        const int block = (ns + groups - 1) / groups;
+        const int group = team.team_rank() / lanes;
+        const int s_end = min_of(ns, (group + 1) * block);
+        with_width(run.width, [&](auto w) {
+          for (int s = group * block; s < s_end; ++s) {
+            const std::int64_t first = next + entry_start[s];
+            const std::int64_t length = entry_start[s + 1] - entry_start[s];
+            const Scalar a = entry_a[s];
+            const Scalar* b = v.b_vals.data() + entry_b[s];
+            Scalar* c = v.c_vals.data() + entry_c[s];
+            for (std::int64_t j = team.team_rank() % lanes; j < length; j += lanes) {
+              accumulate<true>(&c[load_position(places, w(), first + j)], a * b[j]);
+            }
+          }
+        });
+        next += products;
+        team.team_barrier();  // before the next window's staging
+      }
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&status(1), check); });
+  }
+};
+
 /// Replays every mapped bin into C (v.c_vals), adding the checksum of the rows' columns to status(1) (the caller
 /// compares it with map.checksum).
 template <class ExecSpace, class Views, class Map, class Status>
 void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, bool deterministic) {
   using Perm = decltype(map.bins.perm);
   using Space = typename ExecSpace::memory_space;
+  if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayTiles) {
+    using Kernel = ReplayTilesKernel<ExecSpace, Views, Perm>;
+    for (std::size_t first = 0; first < map.mapped.size(); first += TileRuns::max_runs) {
+      const TileRuns runs = TileRuns::of(map.mapped, first);
+      Kernel k{v, map.bins.perm, map.positions.data(), map.product_start, map.tile_rows, status, runs};
+      // A power of two of threads (at least the lanes), within what the device can launch of this kernel.
+      const int most = typename Kernel::Policy(exec, 1, 1).team_size_max(k, Kokkos::ParallelForTag());
+      int team = 1;
+      while (2 * team <= min_of(map.mapped[0].config.team_size, most)) team *= 2;
+      k.lanes = min_of(team, map.mapped[0].config.vector_length);
+      typename Kernel::Policy policy(exec, static_cast<int>(runs.end_tile() - runs.run[0].first_tile), team);
+      policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes()));
+      Kokkos::parallel_for("KokkosSpGEMM::Numeric::replay_tiles", policy, k);
+    }
+    return;
+  }
   for (const auto& mb : map.mapped) {
     const BinConfig& c = mb.config;
     const ReplaySource<Space> src{map.positions.data(),

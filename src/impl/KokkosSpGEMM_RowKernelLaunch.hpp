@@ -136,6 +136,7 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
       case RowKernel::Empty:
       case RowKernel::ReplayRows:  // launched by the position map's replay (PositionReplay.hpp)
       case RowKernel::ReplayTeamRow:
+      case RowKernel::ReplayTiles:
         break;
       case RowKernel::Single:
         single_entry_rows<ExecSpace, Numeric>(exec, v, bins.perm, first, c.rows);

@@ -27,7 +27,7 @@ const char* usage =
     "usage:\n"
     "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
     "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--deterministic]\n"
-    "                        [--no-position-map] [--profile]\n"
+    "                        [--no-position-map] [--replay auto|rows|tiles] [--profile]\n"
     "                        [--check | --check-rows N]\n"
     "                   (--check-rows: N random rows and the 4 longest against the reference, for huge C)\n"
     "                   (--host-fraction: that share of the products on the host, the rest on the device, at once)\n"
@@ -61,7 +61,8 @@ Args parse(int argc, char* argv[], int first) {
                                                "--scratch-bytes",
                                                "--host-fraction",
                                                "--check-rows",
-                                               "--method"};
+                                               "--method",
+                                               "--replay"};
   const std::vector<std::string> flags = {"--transpose-b",   "--unsorted",        "--check",
                                           "--deterministic", "--no-position-map", "--profile"};
   Args a;
@@ -136,6 +137,14 @@ int multiply(const Args& args) {
   options.sorted = !args.has("--unsorted");
   options.deterministic = args.has("--deterministic");
   options.reuse_positions = !args.has("--no-position-map");
+  const std::string replay = args.get("--replay", "auto");
+  if (replay != "auto" && replay != "rows" && replay != "tiles") {
+    std::fprintf(stderr, "kokkosspgemm: --replay takes auto, rows or tiles, not '%s'\n", replay.c_str());
+    return 2;
+  }
+  options.reuse_replay = replay == "rows"    ? KokkosSpGEMM::ReplayShape::Rows
+                         : replay == "tiles" ? KokkosSpGEMM::ReplayShape::Tiles
+                                             : KokkosSpGEMM::ReplayShape::Auto;
   options.scratch_bytes = std::atoi(args.get("--scratch-bytes", "0").c_str());
   const int repeat = std::max(1, std::atoi(args.get("--repeat", "3").c_str()));
 
