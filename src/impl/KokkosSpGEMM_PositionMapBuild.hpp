@@ -50,16 +50,16 @@ bool replay_team_rows(std::int64_t bound, bool few_rows, const Options& options)
 }
 
 /// Whether the replay runs over tiles of about equal products (ReplayTilesKernel) instead of a thread or team per
-/// row. Auto: on GPUs, for maps of fewer than 2^24 products whose longest row has at least 16 times the mean
-/// products: there a thread per row queues the long rows on few threads while the device idles (H100, device run
-/// 5 of stop 14: p2p-Gnutella31 210 -> 94 us, rajat01 509 -> 330, PGPgiantcompo 163 -> 104); elsewhere a thread
-/// per row is up to 2x faster (3D stencils, uniform, R-MAT at scale 16 and 18, cage11). Never in deterministic mode.
+/// row. Auto: on GPUs, for products of fewer than 2^23 products over at least 4,096 rows of C: there a thread per
+/// row leaves the device idle but for the longest rows (H100, device run 5 of stop 14: p2p-Gnutella31 210 -> 94
+/// us, rajat01 509 -> 330, PGPgiantcompo 163 -> 104, ct2010 181 -> 153; ca-CondMat and usroads-48 equal). Larger
+/// products fill the device by rows, and a thread per row was up to 2x faster (3D stencils, uniform, R-MAT,
+/// cage11); rows of bcsstk13 (2,003) already take a team each (tiles 10% slower). Never in deterministic mode.
 template <class ExecSpace>
-bool replay_by_tiles(const Options& options, std::int64_t products = 0, std::int64_t most = 0, std::int64_t rows = 1) {
+bool replay_by_tiles(const Options& options, std::int64_t products = 0, std::int64_t rows = 0) {
   if (options.deterministic) return false;
   if (options.reuse_replay != ReplayShape::Auto) return options.reuse_replay == ReplayShape::Tiles;
-  return BackendTraits<ExecSpace>::is_gpu && products < (std::int64_t(1) << 24) && rows > 0 &&
-         most >= 16 * max_of<std::int64_t>(1, products / rows);
+  return BackendTraits<ExecSpace>::is_gpu && products < (std::int64_t(1) << 23) && rows >= 4096;
 }
 
 /// Threads of a tile-replay team: a GPU block of 256; on CPUs (tests) what the backend gives, up to 4.
@@ -335,12 +335,9 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
   bool offsets = false;
   MappedBins mask;
   const bool few_rows = rows < replay_few_rows;
-  std::int64_t all_products = 0, most_products = 0;  // over the rows with work, mapped or not
-  for (int b = 1; b < num_row_bins; ++b) {
-    all_products += host(3 * b);
-    most_products = max_of(most_products, host(3 * b + 2));
-  }
-  const bool tiles = replay_by_tiles<ExecSpace>(options, all_products, most_products, rows - map.bins.count(0));
+  std::int64_t all_products = 0;  // over the rows with work, mapped or not
+  for (int b = 1; b < num_row_bins; ++b) all_products += host(3 * b);
+  const bool tiles = replay_by_tiles<ExecSpace>(options, all_products, rows);
   for (int b = 1; b < num_row_bins; ++b) {
     const std::int64_t bin_products = host(3 * b), most = host(3 * b + 2);
     if (map.bins.count(b) == 0 || most > std::numeric_limits<std::int32_t>::max()) continue;

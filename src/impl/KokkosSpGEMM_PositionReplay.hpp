@@ -237,28 +237,23 @@ struct ReplayTilesKernel {
     std::uint64_t check = 0;
     for (std::int64_t q0 = q_begin; q0 < q_end; q0 += row_window) {
       const int nr = static_cast<int>(min_of<std::int64_t>(row_window, q_end - q0));
-      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nr), [&](const int r, std::int64_t& part, const bool final) {
-        const Ordinal row = perm(q0 + r);
-        const auto begin = v.c_rows(row);
-        const std::int64_t length = static_cast<std::int64_t>(v.c_rows(row + 1) - begin);
-        if (final) {
-          row_c[r] = static_cast<std::int64_t>(begin);
-          row_c_start[r] = part;
-          if (r == nr - 1) row_c_start[nr] = part + length;
-        }
-        part += length;
-      });
-      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nr), [&](const int r, std::int64_t& part, const bool final) {
-        const Ordinal row = perm(q0 + r);
-        const auto begin = v.a_rows(row);
-        const std::int64_t length = static_cast<std::int64_t>(v.a_rows(row + 1) - begin);
-        if (final) {
-          row_a[r] = static_cast<std::int64_t>(begin);
-          row_a_start[r] = part;
-          if (r == nr - 1) row_a_start[nr] = part + length;
-        }
-        part += length;
-      });
+      // Each staged row's first entry in a row map (C's, then A's) and the prefix sums of the rows' lengths.
+      auto stage = [&](const auto& row_map, std::int64_t* first, std::int64_t* start) {
+        Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nr),
+                              [&](const int r, std::int64_t& part, const bool final) {
+                                const Ordinal row = perm(q0 + r);
+                                const auto begin = row_map(row);
+                                const std::int64_t length = static_cast<std::int64_t>(row_map(row + 1) - begin);
+                                if (final) {
+                                  first[r] = static_cast<std::int64_t>(begin);
+                                  start[r] = part;
+                                  if (r == nr - 1) start[nr] = part + length;
+                                }
+                                part += length;
+                              });
+      };
+      stage(v.c_rows, row_c, row_c_start);
+      stage(v.a_rows, row_a, row_a_start);
       team.team_barrier();
       // The rows' sums start at zero in C (the team owns its rows: no other team adds to them).
       std::uint64_t window_check = 0;
