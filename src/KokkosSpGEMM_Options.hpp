@@ -89,9 +89,10 @@ inline const char* triple_order_name(TripleOrder o) {
 
 /// How numeric reuse adds the products of the position map's rows (Options::reuse_replay).
 enum class ReplayShape {
-  Auto,  ///< Tiles on GPUs, Rows on CPUs; Rows whenever Options::deterministic.
+  Auto,  ///< GPUs: Tiles for products under 2^23 over at least 4,096 rows of C, else Rows. CPUs: Rows.
   Rows,  ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs.
-  Tiles  ///< Teams over tiles of whole rows of about equal products, flat over the tile's products (one launch).
+  Tiles  ///< Teams over tiles of whole rows of about equal products, lane groups over the entries (one launch).
+         ///< Options::deterministic always replays by rows.
 };
 
 struct Options {

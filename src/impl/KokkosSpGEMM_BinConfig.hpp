@@ -27,7 +27,7 @@ enum class RowKernel {
   SegMerge,       ///< groups of rows through the segmented merge primitive (Ji et al.); rows by products
   ReplayRows,     ///< reuse: one thread (its vector lanes on GPUs) per row adds products at their mapped places
   ReplayTeamRow,  ///< reuse: one team per row adds products at their mapped places
-  ReplayTiles     ///< reuse: one team per tile of whole rows, flat over the tile's products
+  ReplayTiles     ///< reuse: one team per tile of whole rows of about equal products, lane groups over entries
 };
 
 /// Kernels that write sorted rows by merging or sorting products: their numeric phase runs on the symbolic

@@ -97,9 +97,8 @@ struct PositionMap {
   RowBins<Ordinal, MemorySpace> bins;  ///< every row by the length of its row of C
   std::vector<Bin> mapped;             ///< bins replayed from the map
   std::vector<BinConfig> gathered;     ///< the other bins with work: hash tables read in C's column order
-  Kokkos::View<unsigned char*, MemorySpace> positions;  ///< places of the mapped rows' products
-  Kokkos::View<std::int64_t*, MemorySpace>
-      product_start;  ///< mapped products before each row, in the bins' order (and their total last)
+  Kokkos::View<unsigned char*, MemorySpace> positions;     ///< places of the mapped rows' products
+  Kokkos::View<std::int64_t*, MemorySpace> product_start;  ///< mapped products before each row, in the bins' order
   Kokkos::View<std::int32_t*, MemorySpace>
       entry_offsets;  ///< team-row bins: products before each entry of A in its row
   /// Tile replay (ReplayShape::Tiles): tile t holds the rows whose first product falls in the t-th run of

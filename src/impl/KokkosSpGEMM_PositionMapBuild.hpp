@@ -56,7 +56,7 @@ bool replay_team_rows(std::int64_t bound, bool few_rows, const Options& options)
 /// products fill the device by rows, and a thread per row was up to 2x faster (3D stencils, uniform, R-MAT,
 /// cage11); rows of bcsstk13 (2,003) already take a team each (tiles 10% slower). Never in deterministic mode.
 template <class ExecSpace>
-bool replay_by_tiles(const Options& options, std::int64_t products = 0, std::int64_t rows = 0) {
+bool replay_by_tiles(const Options& options, std::int64_t products, std::int64_t rows) {
   if (options.deterministic) return false;
   if (options.reuse_replay != ReplayShape::Auto) return options.reuse_replay == ReplayShape::Tiles;
   return BackendTraits<ExecSpace>::is_gpu && products < (std::int64_t(1) << 23) && rows >= 4096;
@@ -112,7 +112,6 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
   const std::int64_t budget = scratch_budget<ExecSpace>(options);
   if (tiles) {
     c.kernel = RowKernel::ReplayTiles;
-    c.team_size = replay_tile_team_size<ExecSpace>();
     in_c = true;
     return c;
   }
@@ -249,7 +248,7 @@ void make_tile_rows(const ExecSpace& exec, Map& map) {
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::tile_rows"), total + 1);
   const auto tile_rows = map.tile_rows;
   const auto start = map.product_start;
-  const std::int64_t tile = map.tile_products, rows = static_cast<std::int64_t>(map.product_start.extent(0)) - 1;
+  const std::int64_t tile = map.tile_products, rows = static_cast<std::int64_t>(map.product_start.extent(0));
   for (std::size_t first = 0; first < map.mapped.size(); first += Runs::max_runs) {
     const Runs runs = Runs::of(map.mapped, first);
     const std::int64_t last = first + Runs::max_runs >= map.mapped.size() ? total + 1 : runs.end_tile();
@@ -294,8 +293,7 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
   pool_bytes = 0;
   const Ordinal rows = static_cast<Ordinal>(v.c_rows.extent(0)) - 1;
   const std::size_t overhead =
-      static_cast<std::size_t>(max_of<Ordinal>(rows, 0)) * (sizeof(Ordinal) + sizeof(std::int64_t)) +
-      sizeof(std::int64_t);
+      static_cast<std::size_t>(max_of<Ordinal>(rows, 0)) * (sizeof(Ordinal) + sizeof(std::int64_t));
   const void* columns = v.c_cols.data();
   if (rows <= 0 || overhead >= limit) {
     map.columns = columns;
@@ -422,7 +420,7 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::positions"), bytes);
   map.product_start = decltype(map.product_start)(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::product_start"),
-      static_cast<std::size_t>(rows) + 1);
+      static_cast<std::size_t>(rows));
   if (offsets) {
     map.entry_offsets = decltype(map.entry_offsets)(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::entry_offsets"),
@@ -431,10 +429,9 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
   const Perm perm = map.bins.perm;
   const auto start = map.product_start;
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::PositionMap::product_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows + 1),
+      "KokkosSpGEMM::PositionMap::product_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const std::int64_t q, std::int64_t& partial, const bool final) {
         if (final) start(q) = partial;
-        if (q == rows) return;
         const Ordinal i = perm(q);
         if (!mask.mapped[row_bin_of(static_cast<std::int64_t>(v.c_rows(i + 1) - v.c_rows(i)))]) return;
         for (auto e = v.a_rows(i); e < v.a_rows(i + 1); ++e) {

@@ -184,10 +184,10 @@ struct ReplayTeamRowKernel {
 
 /// A team per tile (PositionMap::tile_rows): the rows whose first product falls in the tile, whatever their
 /// lengths. Windows of rows, then of their entries of A, are staged in scratch with prefix sums of their lengths:
-/// the team goes flat over the rows' entries of C (zeroed, columns summed into the checksum), then its threads take
-/// the staged entries of A in turn, their vector lanes splitting each entry's row of B (place and B's value read
-/// coalesced, the sum added atomically into C's row). Long rows of A spread over the team's threads instead of
-/// queueing on one, and a tile's threads share about equal products.
+/// the team goes flat over the rows' entries of C (zeroed, columns summed into the checksum), then groups of
+/// adjacent threads take blocks of the staged entries of A, the group's lanes splitting each entry's row of B
+/// (place and B's value read coalesced, the sum added atomically into C's row). Long rows of A spread over the
+/// team's groups instead of queueing on one thread, and a tile's teams share about equal products.
 template <class ExecSpace, class Views, class Perm>
 struct ReplayTilesKernel {
   using Ordinal = typename Views::ordinal_type;
