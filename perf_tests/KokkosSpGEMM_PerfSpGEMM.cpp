@@ -105,6 +105,11 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     rows.reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
     variants.push_back({"ours_rowreplay", rows});
   }
+  if (args.widehash) {
+    KokkosSpGEMM::Options hash;
+    hash.wide_rows = KokkosSpGEMM::WideRows::Hash;
+    variants.push_back({"ours_widehash", hash});
+  }
   if (args.unsorted) {
     KokkosSpGEMM::Options unsorted;
     unsorted.sorted = false;

@@ -252,6 +252,7 @@ struct PerfArgs {
   bool unsorted = false;       ///< also time ours with unsorted output (as Kokkos Kernels' SPGEMM_KK leaves it)
   bool nomap = false;          ///< also ours without the position map (Options::reuse_positions off)
   bool rowreplay = false;      ///< also ours replaying the map a row per thread or team (ReplayShape::Rows)
+  bool widehash = false;       ///< also ours with level-2 hash tables for rows past scratch (WideRows::Hash)
   int repeat = 5;
   std::string csv;
   std::string matrices;              ///< the shared SuiteSparse matrices
@@ -279,6 +280,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.nomap = true;
     } else if (k == "--rowreplay") {
       args.rowreplay = true;
+    } else if (k == "--widehash") {
+      args.widehash = true;
     } else if (k == "--repeat" && i + 1 < argc) {
       args.repeat = std::max(1, std::atoi(argv[++i]));
     } else if (k == "--csv" && i + 1 < argc) {
@@ -296,12 +299,13 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
     } else if (k == "--case" && i + 1 < argc) {
       args.only.push_back(argv[++i]);
     } else if (k.rfind("--kokkos", 0) != 0) {
-      std::fprintf(stderr,
-                   "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--repeat N] [--csv "
-                   "FILE] [--matrices DIR] "
-                   "[--case NAME]... "
-                   "[--methods a,b|all]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--widehash] [--repeat N] [--csv "
+          "FILE] [--matrices DIR] "
+          "[--case NAME]... "
+          "[--methods a,b|all]\n",
+          argv[0]);
       return false;
     }
   }

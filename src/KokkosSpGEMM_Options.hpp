@@ -95,6 +95,14 @@ enum class ReplayShape {
          ///< Options::deterministic always replays by rows.
 };
 
+/// How team-row bins accumulate rows of C too long for a scratch hash table (Options::wide_rows).
+enum class WideRows {
+  Auto,   ///< Bitmap on GPUs (not in deterministic mode), Hash on CPUs.
+  Hash,   ///< A level-2 hash table from the memory pool (kkSpGEMM).
+  Bitmap  ///< B's columns as a bitmap in scratch and a dense array of values from the pool; sorted for free.
+          ///< Only where the bitmap fits the team's scratch (B.num_cols() / 8 bytes); Hash otherwise.
+};
+
 struct Options {
   Algorithm algorithm = Algorithm::Auto;
   /// Rows of C sorted by column (most solvers need it); unsorted output skips the sort.
@@ -135,6 +143,8 @@ struct Options {
   std::size_t reuse_positions_bytes = 0;
   /// The replay's work split (see ReplayShape); Auto suits both kinds of device.
   ReplayShape reuse_replay = ReplayShape::Auto;
+  /// The accumulator of rows too long for scratch (see WideRows).
+  WideRows wide_rows = WideRows::Auto;
   /// Order of the Galerkin triple product R*A*P.
   TripleOrder triple_order = TripleOrder::Auto;
   /// spgemm_split only: the share of the products (those meeting B's longest rows) computed on the host execution

@@ -20,6 +20,7 @@ enum class RowKernel {
   Single,         ///< bin 1: every product lands in one column
   ThreadRows,     ///< one thread (its vector lanes on GPUs) per row, several rows per team, table in scratch
   TeamRow,        ///< one team per row: level-1 table in scratch, level-2 table from the pool when it overflows
+  TeamBitmap,     ///< one team per row: B's columns as a bitmap in scratch, values in a dense array from the pool
   Dense,          ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
   Heap,           ///< one thread per row, k-way merge with a min-heap (bhSPARSE heap method); rows by products
   Esc,            ///< one team per row: expand, sort, compress (bhSPARSE ESC); rows by products
@@ -66,6 +67,8 @@ inline const char* row_kernel_name(RowKernel k) {
     case RowKernel::TeamRow:
       // Threads split A's row; the whole team splits each row of B when A's row is shorter than the team.
       return "team-row/hash-scratch";
+    case RowKernel::TeamBitmap:
+      return "team-row/bitmap-dense";
     case RowKernel::Dense:
       return "thread-row/dense-pool";
     case RowKernel::Heap:
@@ -121,6 +124,33 @@ inline void fit_level1(BinConfig& c, std::int64_t table, std::size_t entry_bytes
   c.l1_entries = l1;
   c.may_spill = l1 < table;
   if (c.may_spill) c.l2_entries = table;
+}
+
+/// The team-row bitmap accumulator (BitmapRowKernel.hpp): scratch words of 32 columns, then a count per thread
+/// and the block sums of their scan.
+using bitmap_word = unsigned int;  // Kokkos 3.4 and 4.x both have atomic_or for it
+constexpr int bitmap_scan_blocks = 32;
+inline std::size_t team_bitmap_scratch_bytes(std::int64_t b_cols, int threads) {
+  return static_cast<std::size_t>((b_cols + 31) / 32) * sizeof(bitmap_word) +
+         static_cast<std::size_t>(threads + bitmap_scan_blocks + 2) * sizeof(std::int64_t) + 64;
+}
+
+/// Whether Options::wide_rows asks for the bitmap accumulator (Auto: on GPUs, where level-2 hash tables cost a
+/// global compare-and-swap a product, outside deterministic mode; CPU teams are one thread with cached tables).
+template <class ExecSpace>
+bool bitmap_wanted(const Options& options) {
+  return options.wide_rows == WideRows::Bitmap ||
+         (options.wide_rows == WideRows::Auto && BackendTraits<ExecSpace>::is_gpu && !options.deterministic);
+}
+
+/// Gives a team-row bin whose rows outgrow scratch the bitmap accumulator when it is wanted and B's bitmap fits the
+/// team's scratch.
+template <class ExecSpace>
+void choose_wide_row_accumulator(BinConfig& c, std::int64_t b_cols, std::int64_t budget, const Options& options) {
+  if (c.kernel == RowKernel::TeamRow && c.may_spill && bitmap_wanted<ExecSpace>(options) &&
+      static_cast<std::int64_t>(team_bitmap_scratch_bytes(b_cols, c.team_size * c.vector_length)) <= budget) {
+    c.kernel = RowKernel::TeamBitmap;
+  }
 }
 
 /// Whether the hash family's bins take the CPU dense accumulator. On CPUs it beat the scratch hash on every matrix
@@ -192,6 +222,7 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     c.rows_per_team = 1;
     c.kernel = RowKernel::TeamRow;
     fit_level1(c, table, entry_bytes, budget);
+    choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);
     return c;
   }
   if (Traits::is_gpu && c.bound <= 64) {
@@ -218,6 +249,7 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     c.team_size = static_cast<int>(min_of<std::int64_t>(16, max_of<std::int64_t>(4, c.bound / 256)));
   }
   fit_level1(c, table, entry_bytes, budget);
+  choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);
   return c;
 }
 
@@ -243,6 +275,7 @@ inline std::string describe_bin(const BinConfig& c) {
                 c.kernel == RowKernel::Dense ? "  dense width " : (c.may_spill ? "  l2 " : ""));
   std::string s(line);
   if (c.kernel == RowKernel::Dense || c.may_spill) s += std::to_string(c.l2_entries);
+  if (c.kernel == RowKernel::TeamBitmap) s += " (hash level 2 when the pool cannot hold dense rows)";
   return s;
 }
 

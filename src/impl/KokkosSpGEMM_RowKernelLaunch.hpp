@@ -6,6 +6,7 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Options.hpp>
 #include <impl/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/KokkosSpGEMM_BitmapRowKernel.hpp>
 #include <impl/KokkosSpGEMM_EscRowKernel.hpp>
 #include <impl/KokkosSpGEMM_HashRowKernels.hpp>
 #include <impl/KokkosSpGEMM_HeapRowKernel.hpp>
@@ -100,6 +101,10 @@ std::int64_t sorted_pool_chunks(const ExecSpace& exec, const BinConfig& c, std::
       1, min_of<std::int64_t>(chunks, static_cast<std::int64_t>(sorted_pool_cap_bytes / chunk_bytes)));
 }
 
+/// Fewest dense rows (pool chunks) the bitmap accumulator needs, or as many as the bin has rows; under a tighter
+/// pool cap its bin hashes instead (teams would queue for chunks).
+constexpr std::int64_t min_bitmap_chunks = 16;
+
 /// The dense accumulator keeps a summary bitmap when B's bitmap has more words than this many per mean row of C.
 constexpr std::int64_t dense_summary_ratio = 8;
 
@@ -130,6 +135,20 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
     dense_shared.bound = bound;
   }
   Pool dense_pool;
+  const auto launch_team_row = [&](const BinConfig& c) {
+    using Kernel = TeamRowKernel<ExecSpace, Numeric, Views, Perm>;
+    const Ordinal l2 = c.may_spill ? static_cast<Ordinal>(c.l2_entries) : Ordinal(0);
+    Pool pool;
+    if (c.may_spill) {
+      const std::size_t chunk = Kernel::chunk_bytes(l2);
+      pool = Pool(exec, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, false);
+      pool_peak = max_of(pool_peak, pool.total_bytes());
+    }
+    Kernel k{v, bins.perm, bins.offsets[c.bin], static_cast<Ordinal>(c.l1_entries), l2, pool, options.sorted};
+    typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, c.vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(k.l1_entries)));
+    Kokkos::parallel_for(phase + "team_row_bin_" + std::to_string(c.bin), policy, k);
+  };
   for (const BinConfig& c : configs) {
     const std::int64_t first = bins.offsets[c.bin];
     switch (c.kernel) {
@@ -150,19 +169,34 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
         Kokkos::parallel_for(phase + "thread_rows_bin_" + std::to_string(c.bin), policy, k);
         break;
       }
-      case RowKernel::TeamRow: {
-        using Kernel = TeamRowKernel<ExecSpace, Numeric, Views, Perm>;
-        const Ordinal l2 = c.may_spill ? static_cast<Ordinal>(c.l2_entries) : Ordinal(0);
+      case RowKernel::TeamRow:
+        launch_team_row(c);
+        break;
+      case RowKernel::TeamBitmap: {
+        using Kernel = TeamBitmapKernel<ExecSpace, Numeric, Views, Perm>;
+        const Ordinal width = static_cast<Ordinal>(v.b_num_cols);
         Pool pool;
-        if (c.may_spill) {
-          const std::size_t chunk = Kernel::chunk_bytes(l2);
-          pool = Pool(exec, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, false);
+        if constexpr (Numeric) {
+          // A dense row a team: where the pool's cap holds too few of them for the teams, hash tables serve.
+          const std::size_t chunk = Kernel::chunk_bytes(width);
+          std::size_t cap = options.pool_bytes_limit;
+          if (pool_budget > 0 && (cap == 0 || pool_budget < cap)) cap = pool_budget;
+          if (cap > 0 && static_cast<std::int64_t>(cap / chunk) < min_of<std::int64_t>(c.rows, min_bitmap_chunks)) {
+            launch_team_row(c);
+            break;
+          }
+          pool = Pool(exec, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
           pool_peak = max_of(pool_peak, pool.total_bytes());
         }
-        Kernel k{v, bins.perm, first, static_cast<Ordinal>(c.l1_entries), l2, pool, options.sorted};
-        typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, c.vector_length);
-        policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(k.l1_entries)));
-        Kokkos::parallel_for(phase + "team_row_bin_" + std::to_string(c.bin), policy, k);
+        Kernel k{v, bins.perm, first, width, 1, pool};
+        // Within what the device can launch of this kernel (registers per thread bound the team).
+        const int team =
+            min_of(c.team_size,
+                   typename Kernel::Policy(exec, 1, 1, c.vector_length).team_size_max(k, Kokkos::ParallelForTag()));
+        k.threads = team * c.vector_length;
+        typename Kernel::Policy policy(exec, static_cast<int>(c.rows), team, c.vector_length);
+        policy.set_scratch_size(0, Kokkos::PerTeam(team_bitmap_scratch_bytes(width, k.threads)));
+        Kokkos::parallel_for(phase + "team_bitmap_bin_" + std::to_string(c.bin), policy, k);
         break;
       }
       case RowKernel::Heap: {

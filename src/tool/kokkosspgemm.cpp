@@ -27,7 +27,8 @@ const char* usage =
     "usage:\n"
     "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
     "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--deterministic]\n"
-    "                        [--no-position-map] [--replay auto|rows|tiles] [--profile]\n"
+    "                        [--no-position-map] [--replay auto|rows|tiles] [--wide-rows auto|hash|bitmap]\n"
+    "                        [--profile]\n"
     "                        [--check | --check-rows N]\n"
     "                   (--check-rows: N random rows and the 4 longest against the reference, for huge C)\n"
     "                   (--host-fraction: that share of the products on the host, the rest on the device, at once)\n"
@@ -62,7 +63,8 @@ Args parse(int argc, char* argv[], int first) {
                                                "--host-fraction",
                                                "--check-rows",
                                                "--method",
-                                               "--replay"};
+                                               "--replay",
+                                               "--wide-rows"};
   const std::vector<std::string> flags = {"--transpose-b",   "--unsorted",        "--check",
                                           "--deterministic", "--no-position-map", "--profile"};
   Args a;
@@ -145,6 +147,14 @@ int multiply(const Args& args) {
   options.reuse_replay = replay == "rows"    ? KokkosSpGEMM::ReplayShape::Rows
                          : replay == "tiles" ? KokkosSpGEMM::ReplayShape::Tiles
                                              : KokkosSpGEMM::ReplayShape::Auto;
+  const std::string wide = args.get("--wide-rows", "auto");
+  if (wide != "auto" && wide != "hash" && wide != "bitmap") {
+    std::fprintf(stderr, "kokkosspgemm: --wide-rows takes auto, hash or bitmap, not '%s'\n", wide.c_str());
+    return 2;
+  }
+  options.wide_rows = wide == "hash"     ? KokkosSpGEMM::WideRows::Hash
+                      : wide == "bitmap" ? KokkosSpGEMM::WideRows::Bitmap
+                                         : KokkosSpGEMM::WideRows::Auto;
   options.scratch_bytes = std::atoi(args.get("--scratch-bytes", "0").c_str());
   const int repeat = std::max(1, std::atoi(args.get("--repeat", "3").c_str()));
 
