@@ -136,8 +136,9 @@ struct TeamBitmapKernel {
         team.team_barrier();
         // Exclusive scan of the counts: block sums, their scan by one thread, then each block's own.
         const int block = (threads + scan_blocks - 1) / scan_blocks;
+        const int blocks = (threads + block - 1) / block;  // at most scan_blocks; fewer for small teams
         for_each_thread(team, [&](const int b) {
-          if (b < scan_blocks) {
+          if (b < blocks) {
             std::int64_t s = 0;
             for (int i = b * block; i < min_of(threads, (b + 1) * block); ++i) s += counts[i];
             block_sums[b] = s;
@@ -146,7 +147,7 @@ struct TeamBitmapKernel {
         team.team_barrier();
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
           std::int64_t s = 0;
-          for (int b = 0; b < scan_blocks; ++b) {
+          for (int b = 0; b < blocks; ++b) {
             const std::int64_t x = block_sums[b];
             block_sums[b] = s;
             s += x;
@@ -154,7 +155,7 @@ struct TeamBitmapKernel {
         });
         team.team_barrier();
         for_each_thread(team, [&](const int b) {
-          if (b < scan_blocks) {
+          if (b < blocks) {
             std::int64_t s = block_sums[b];
             for (int i = b * block; i < min_of(threads, (b + 1) * block); ++i) {
               const std::int64_t x = counts[i];
