@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace KokkosSpGEMMTest {
@@ -63,6 +64,13 @@ HostCsr<S, O, F> transpose_host(const HostCsr<S, O, F>& a) {
   }
   return t;
 }
+
+/// The scalar, ordinal and offset types the typed tests run: real and complex scalars, 64-bit ordinals and offsets,
+/// unsigned offsets.
+using ScalarOrdinalOffsetTypes =
+    ::testing::Types<std::tuple<double, int, int>, std::tuple<float, int, int>,
+                     std::tuple<Kokkos::complex<double>, int, int>, std::tuple<double, std::int64_t, std::int64_t>,
+                     std::tuple<double, int, std::size_t>>;
 
 /// A host matrix with m's structure and other values (scale * old + shift * a pattern of small integers).
 template <class M>

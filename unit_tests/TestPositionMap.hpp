@@ -264,11 +264,7 @@ TEST(TEST_CATEGORY, position_map_notices_changed_columns_of_c) {
 template <class T>
 class PositionMapTyped : public ::testing::Test {};
 
-using PositionMapTypes =
-    ::testing::Types<std::tuple<double, int, int>, std::tuple<float, int, int>,
-                     std::tuple<Kokkos::complex<double>, int, int>, std::tuple<double, std::int64_t, std::int64_t>,
-                     std::tuple<double, int, std::size_t>>;
-TYPED_TEST_SUITE(PositionMapTyped, PositionMapTypes);
+TYPED_TEST_SUITE(PositionMapTyped, ScalarOrdinalOffsetTypes);
 
 TYPED_TEST(PositionMapTyped, reuse_through_the_map) {
   using S = std::tuple_element_t<0, TypeParam>;

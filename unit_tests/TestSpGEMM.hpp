@@ -9,11 +9,7 @@ namespace KokkosSpGEMMTest {
 template <class T>
 class SpGEMMTyped : public ::testing::Test {};
 
-using SpGEMMTypes =
-    ::testing::Types<std::tuple<double, int, int>, std::tuple<float, int, int>,
-                     std::tuple<Kokkos::complex<double>, int, int>, std::tuple<double, std::int64_t, std::int64_t>,
-                     std::tuple<double, int, std::size_t>>;
-TYPED_TEST_SUITE(SpGEMMTyped, SpGEMMTypes);
+TYPED_TEST_SUITE(SpGEMMTyped, ScalarOrdinalOffsetTypes);
 
 TYPED_TEST(SpGEMMTyped, poisson_2d_every_path) {
   using S = std::tuple_element_t<0, TypeParam>;

@@ -111,11 +111,7 @@ TEST(TEST_CATEGORY, wide_rows_bitmap_deterministic_bits) {
 template <class T>
 class WideRowsTyped : public ::testing::Test {};
 
-using WideRowsTypes =
-    ::testing::Types<std::tuple<double, int, int>, std::tuple<float, int, int>,
-                     std::tuple<Kokkos::complex<double>, int, int>, std::tuple<double, std::int64_t, std::int64_t>,
-                     std::tuple<double, int, std::size_t>>;
-TYPED_TEST_SUITE(WideRowsTyped, WideRowsTypes);
+TYPED_TEST_SUITE(WideRowsTyped, ScalarOrdinalOffsetTypes);
 
 TYPED_TEST(WideRowsTyped, bitmap_one_shot_and_reuse) {
   using S = std::tuple_element_t<0, TypeParam>;

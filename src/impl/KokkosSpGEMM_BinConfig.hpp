@@ -126,29 +126,41 @@ inline void fit_level1(BinConfig& c, std::int64_t table, std::size_t entry_bytes
   if (c.may_spill) c.l2_entries = table;
 }
 
-/// The team-row bitmap accumulator (BitmapRowKernel.hpp): scratch words of 32 columns, then a count per thread
-/// and the block sums of their scan.
+/// The team-row bitmap accumulator (BitmapRowKernel.hpp): scratch words of 32 columns, then a count per thread,
+/// the block sums of their scan and the pool chunk's index.
 using bitmap_word = unsigned int;  // Kokkos 3.4 and 4.x both have atomic_or for it
+constexpr int bitmap_word_bits = 32;
 constexpr int bitmap_scan_blocks = 32;
+KOKKOS_INLINE_FUNCTION std::int64_t bitmap_words(std::int64_t b_cols) {
+  return (b_cols + bitmap_word_bits - 1) / bitmap_word_bits;
+}
+/// Scratch of the int64 slots (counts, block sums, chunk) the kernel takes before its bitmap.
+KOKKOS_INLINE_FUNCTION std::size_t bitmap_slot_bytes(int threads) {
+  return static_cast<std::size_t>(threads + bitmap_scan_blocks + 1) * sizeof(std::int64_t);
+}
 inline std::size_t team_bitmap_scratch_bytes(std::int64_t b_cols, int threads) {
-  return static_cast<std::size_t>((b_cols + 31) / 32) * sizeof(bitmap_word) +
-         static_cast<std::size_t>(threads + bitmap_scan_blocks + 2) * sizeof(std::int64_t) + 64;
+  return static_cast<std::size_t>(bitmap_words(b_cols)) * sizeof(bitmap_word) + bitmap_slot_bytes(threads) + 64;
 }
 
-/// Whether Options::wide_rows asks for the bitmap accumulator (Auto: on GPUs, where level-2 hash tables cost a
-/// global compare-and-swap a product, outside deterministic mode; CPU teams are one thread with cached tables).
+/// Largest team (threads, times the vector length) of a team-row bin on GPUs.
+constexpr int team_row_max_team_size = 16;
+
+/// Whether the bitmap accumulator serves wide rows of teams of `threads`: Options::wide_rows asks for it (Auto: on
+/// GPUs, where level-2 hash tables cost a global compare-and-swap a product, outside deterministic mode; CPU teams
+/// are one thread with cached tables) and B's bitmap fits the scratch budget.
 template <class ExecSpace>
-bool bitmap_wanted(const Options& options) {
-  return options.wide_rows == WideRows::Bitmap ||
-         (options.wide_rows == WideRows::Auto && BackendTraits<ExecSpace>::is_gpu && !options.deterministic);
+bool bitmap_serves(const Options& options, std::int64_t b_cols, int threads, std::int64_t budget) {
+  const bool wanted =
+      options.wide_rows == WideRows::Bitmap ||
+      (options.wide_rows == WideRows::Auto && BackendTraits<ExecSpace>::is_gpu && !options.deterministic);
+  return wanted && static_cast<std::int64_t>(team_bitmap_scratch_bytes(b_cols, threads)) <= budget;
 }
 
-/// Gives a team-row bin whose rows outgrow scratch the bitmap accumulator when it is wanted and B's bitmap fits the
-/// team's scratch.
+/// Gives a team-row bin whose rows outgrow scratch the bitmap accumulator where it serves.
 template <class ExecSpace>
 void choose_wide_row_accumulator(BinConfig& c, std::int64_t b_cols, std::int64_t budget, const Options& options) {
-  if (c.kernel == RowKernel::TeamRow && c.may_spill && bitmap_wanted<ExecSpace>(options) &&
-      static_cast<std::int64_t>(team_bitmap_scratch_bytes(b_cols, c.team_size * c.vector_length)) <= budget) {
+  if (c.kernel == RowKernel::TeamRow && c.may_spill &&
+      bitmap_serves<ExecSpace>(options, b_cols, c.team_size * c.vector_length, budget)) {
     c.kernel = RowKernel::TeamBitmap;
   }
 }
@@ -246,7 +258,8 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
   c.kernel = RowKernel::TeamRow;
   if (Traits::is_gpu) {
     c.vector_length = Traits::max_vector_length;
-    c.team_size = static_cast<int>(min_of<std::int64_t>(16, max_of<std::int64_t>(4, c.bound / 256)));
+    c.team_size =
+        static_cast<int>(min_of<std::int64_t>(team_row_max_team_size, max_of<std::int64_t>(4, c.bound / 256)));
   }
   fit_level1(c, table, entry_bytes, budget);
   choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);

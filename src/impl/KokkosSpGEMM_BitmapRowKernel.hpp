@@ -27,7 +27,7 @@ struct TeamBitmapKernel {
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
   using Word = bitmap_word;
   static constexpr bool gpu = BackendTraits<ExecSpace>::is_gpu;
-  static constexpr int word_bits = 32;
+  static constexpr int word_bits = bitmap_word_bits;
   static constexpr int scan_blocks = bitmap_scan_blocks;
 
   Views v;
@@ -37,9 +37,6 @@ struct TeamBitmapKernel {
   int threads = 1;         // team size x vector length
   Pool pool;               // numeric: chunks of `width` values, zero between rows
 
-  KOKKOS_INLINE_FUNCTION static std::int64_t words(Ordinal width) {
-    return (static_cast<std::int64_t>(width) + word_bits - 1) / word_bits;
-  }
   static std::size_t chunk_bytes(Ordinal width) { return static_cast<std::size_t>(width) * sizeof(Scalar); }
 
   /// The products of entry e of A: bits set, values added. WholeTeam: every thread and lane of the team split the
@@ -79,19 +76,19 @@ struct TeamBitmapKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const Ordinal row = perm(first + team.league_rank());
-    const std::int64_t nwords = words(width);
-    std::int64_t* shared = static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(
-        static_cast<std::size_t>(threads + scan_blocks + 2) * sizeof(std::int64_t), 16));
-    std::int64_t* counts = shared + 2;            // [0]: the pool chunk; then a count per thread
-    std::int64_t* block_sums = counts + threads;  // then the scan's block sums
+    const std::int64_t nwords = bitmap_words(width);
+    std::int64_t* counts =  // a count per thread, the scan's block sums, the pool chunk
+        static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(bitmap_slot_bytes(threads), 16));
+    std::int64_t* block_sums = counts + threads;
+    std::int64_t* chunk = block_sums + scan_blocks;
     Word* bits = static_cast<Word*>(team.team_shmem().get_shmem_aligned(nwords * sizeof(Word), 16));
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nwords), [&](const std::int64_t w) { bits[w] = 0; });
     if constexpr (Numeric) {
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = pool.acquire(team.league_rank()); });
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { *chunk = pool.acquire(team.league_rank()); });
     }
     team.team_barrier();
     Scalar* dense = nullptr;
-    if constexpr (Numeric) dense = reinterpret_cast<Scalar*>(pool.chunk(shared[0]));
+    if constexpr (Numeric) dense = reinterpret_cast<Scalar*>(pool.chunk(*chunk));
 
     const auto a_begin = v.a_rows(row);
     const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
@@ -180,7 +177,7 @@ struct TeamBitmapKernel {
         });
       }
       team.team_barrier();  // the chunk is clean before it is given back
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(shared[0]); });
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(*chunk); });
     }
   }
 };

@@ -215,10 +215,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const Options& options = handle.options();
   // Where wide rows take the bitmap (sorted for free), merging lost to it: R-MAT scale 18 one-shot 0.213 s with
   // merged bins, 0.134 s without (perf_tests/NOTES.md, v9). Wider B (uniform 10^6 columns) still merges.
-  const bool bitmap_rows =
-      bitmap_wanted<ExecSpace>(options) &&
-      static_cast<std::int64_t>(team_bitmap_scratch_bytes(
-          b.num_cols(), 16 * BackendTraits<ExecSpace>::max_vector_length)) <= scratch_budget<ExecSpace>(options);
+  const bool bitmap_rows = bitmap_serves<ExecSpace>(
+      options, b.num_cols(), team_row_max_team_size * BackendTraits<ExecSpace>::max_vector_length,
+      scratch_budget<ExecSpace>(options));
   if (options.algorithm == Algorithm::Auto && BackendTraits<ExecSpace>::is_gpu && options.sorted &&
       !options.deterministic && !bitmap_rows) {
     choose_auto_merge_bins(exec, v, rows, mask);

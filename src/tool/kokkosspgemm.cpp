@@ -50,6 +50,23 @@ struct Args {
   }
 };
 
+/// Sets out from flag's value, one of the choices' names (the first is the default); false, with a message, for
+/// any other value.
+template <class T>
+bool choose(const Args& args, const std::string& flag, const std::vector<std::pair<std::string, T>>& choices, T& out) {
+  const std::string value = args.get(flag, choices.front().first);
+  std::string names;
+  for (const auto& [name, choice] : choices) {
+    if (name == value) {
+      out = choice;
+      return true;
+    }
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  std::fprintf(stderr, "kokkosspgemm: %s takes %s, not '%s'\n", flag.c_str(), names.c_str(), value.c_str());
+  return false;
+}
+
 Args parse(int argc, char* argv[], int first) {
   const std::vector<std::string> with_value = {"--a",
                                                "--b",
@@ -139,22 +156,18 @@ int multiply(const Args& args) {
   options.sorted = !args.has("--unsorted");
   options.deterministic = args.has("--deterministic");
   options.reuse_positions = !args.has("--no-position-map");
-  const std::string replay = args.get("--replay", "auto");
-  if (replay != "auto" && replay != "rows" && replay != "tiles") {
-    std::fprintf(stderr, "kokkosspgemm: --replay takes auto, rows or tiles, not '%s'\n", replay.c_str());
+  if (!choose(args, "--replay",
+              {{"auto", KokkosSpGEMM::ReplayShape::Auto},
+               {"rows", KokkosSpGEMM::ReplayShape::Rows},
+               {"tiles", KokkosSpGEMM::ReplayShape::Tiles}},
+              options.reuse_replay) ||
+      !choose(args, "--wide-rows",
+              {{"auto", KokkosSpGEMM::WideRows::Auto},
+               {"hash", KokkosSpGEMM::WideRows::Hash},
+               {"bitmap", KokkosSpGEMM::WideRows::Bitmap}},
+              options.wide_rows)) {
     return 2;
   }
-  options.reuse_replay = replay == "rows"    ? KokkosSpGEMM::ReplayShape::Rows
-                         : replay == "tiles" ? KokkosSpGEMM::ReplayShape::Tiles
-                                             : KokkosSpGEMM::ReplayShape::Auto;
-  const std::string wide = args.get("--wide-rows", "auto");
-  if (wide != "auto" && wide != "hash" && wide != "bitmap") {
-    std::fprintf(stderr, "kokkosspgemm: --wide-rows takes auto, hash or bitmap, not '%s'\n", wide.c_str());
-    return 2;
-  }
-  options.wide_rows = wide == "hash"     ? KokkosSpGEMM::WideRows::Hash
-                      : wide == "bitmap" ? KokkosSpGEMM::WideRows::Bitmap
-                                         : KokkosSpGEMM::WideRows::Auto;
   options.scratch_bytes = std::atoi(args.get("--scratch-bytes", "0").c_str());
   const int repeat = std::max(1, std::atoi(args.get("--repeat", "3").c_str()));
 
