@@ -70,6 +70,19 @@ struct BackendTraits<Kokkos::HIP> {
 };
 #endif
 
+namespace Impl {
+
+// Every kernel launches light-weight: Kokkos' CUDA backend copies a functor of 512 bytes or more (ours carry a
+// dozen views) to constant memory, and first waits for the kernel that used it before, so a chain of small kernels
+// ran one launch latency apart (~25 us each on an H100; perf_tests/NOTES.md, v10). As kernel arguments (up to
+// 4 KB) launches queue behind each other without waiting.
+using LightWeight = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
+template <class ExecSpace, class... Traits>
+using Range = Kokkos::RangePolicy<ExecSpace, LightWeight, Traits...>;
+template <class ExecSpace, class... Traits>
+using Teams = Kokkos::TeamPolicy<ExecSpace, LightWeight, Traits...>;
+
+}  // namespace Impl
 }  // namespace KokkosSpGEMM
 
 #endif

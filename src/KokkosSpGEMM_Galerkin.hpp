@@ -5,6 +5,7 @@
 #ifndef KOKKOSSPGEMM_GALERKIN_HPP
 #define KOKKOSSPGEMM_GALERKIN_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
@@ -121,7 +122,7 @@ std::int64_t products_with_row_map(const ExecSpace& exec, const XMatrix& x, cons
   const auto x_cols = x.entries();
   std::int64_t total = 0;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::Galerkin::products", Kokkos::RangePolicy<ExecSpace>(exec, 0, x.num_rows()),
+      "KokkosSpGEMM::Galerkin::products", Impl::Range<ExecSpace>(exec, 0, x.num_rows()),
       KOKKOS_LAMBDA(const Ordinal i, std::int64_t& sum) {
         for (auto e = x_rows(i); e < x_rows(i + 1); ++e) {
           const Ordinal j = x_cols(e);

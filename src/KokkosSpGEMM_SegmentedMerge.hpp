@@ -39,7 +39,7 @@ void segmented_merge_rounds(const ExecSpace& exec, Key* keys, Value* values, Key
   {
     const auto s_ptr = seg;
     Kokkos::parallel_reduce(
-        "KokkosSpGEMM::SegmentedMerge::max_subsegments", Kokkos::RangePolicy<ExecSpace>(exec, 0, p),
+        "KokkosSpGEMM::SegmentedMerge::max_subsegments", Impl::Range<ExecSpace>(exec, 0, p),
         KOKKOS_LAMBDA(const I64 s, I64& m) {
           const I64 c = s_ptr(s + 1) - s_ptr(s);
           if (c > m) m = c;
@@ -60,7 +60,7 @@ void segmented_merge_rounds(const ExecSpace& exec, Key* keys, Value* values, Key
     const auto b_ptr = sub;
     const I64 threads = (n + per_thread - 1) / per_thread;
     Kokkos::parallel_for(
-        "KokkosSpGEMM::SegmentedMerge::merge_pairs", Kokkos::RangePolicy<ExecSpace>(exec, 0, threads),
+        "KokkosSpGEMM::SegmentedMerge::merge_pairs", Impl::Range<ExecSpace>(exec, 0, threads),
         KOKKOS_LAMBDA(const I64 t) {
           I64 d0 = t * per_thread;
           const I64 d1 = d0 + per_thread < n ? d0 + per_thread : n;
@@ -80,13 +80,13 @@ void segmented_merge_rounds(const ExecSpace& exec, Key* keys, Value* values, Key
     const auto next_seg = seg2;
     const auto next_sub = sub2;
     Kokkos::parallel_scan(
-        "KokkosSpGEMM::SegmentedMerge::next_segments", Kokkos::RangePolicy<ExecSpace>(exec, 0, p + 1),
+        "KokkosSpGEMM::SegmentedMerge::next_segments", Impl::Range<ExecSpace>(exec, 0, p + 1),
         KOKKOS_LAMBDA(const I64 s, I64& partial, const bool final) {
           if (final) next_seg(s) = partial;
           if (s < p) partial += (s_ptr(s + 1) - s_ptr(s) + 1) / 2;
         });
     Kokkos::parallel_for(
-        "KokkosSpGEMM::SegmentedMerge::next_subsegments", Kokkos::RangePolicy<ExecSpace>(exec, 0, q + 1),
+        "KokkosSpGEMM::SegmentedMerge::next_subsegments", Impl::Range<ExecSpace>(exec, 0, q + 1),
         KOKKOS_LAMBDA(const I64 k) {
           if (k == q) return;
           const I64 s = last_at_or_below(s_ptr, p, k);
@@ -97,7 +97,7 @@ void segmented_merge_rounds(const ExecSpace& exec, Key* keys, Value* values, Key
     exec.fence();
     Kokkos::deep_copy(q2, Kokkos::subview(seg2, p));
     Kokkos::parallel_for(
-        "KokkosSpGEMM::SegmentedMerge::last_subsegment", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+        "KokkosSpGEMM::SegmentedMerge::last_subsegment", Impl::Range<ExecSpace>(exec, 0, 1),
         KOKKOS_LAMBDA(const I64) { next_sub(q2) = n; });
     std::swap(seg, seg2);
     std::swap(sub, sub2);
@@ -143,23 +143,23 @@ void segmented_merge(const ExecSpace& exec, const KeyView& keys, const ValueView
   Kokkos::View<I64*, Space> sub(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::SegmentedMerge::sub"),
                                 q + 1);
   Kokkos::parallel_for(
-      "KokkosSpGEMM::SegmentedMerge::copy_segments", Kokkos::RangePolicy<ExecSpace>(exec, 0, p + 1),
+      "KokkosSpGEMM::SegmentedMerge::copy_segments", Impl::Range<ExecSpace>(exec, 0, p + 1),
       KOKKOS_LAMBDA(const I64 s) { seg(s) = static_cast<I64>(segment_ptr(s)); });
   Kokkos::parallel_for(
-      "KokkosSpGEMM::SegmentedMerge::copy_subsegments", Kokkos::RangePolicy<ExecSpace>(exec, 0, q + 1),
+      "KokkosSpGEMM::SegmentedMerge::copy_subsegments", Impl::Range<ExecSpace>(exec, 0, q + 1),
       KOKKOS_LAMBDA(const I64 k) { sub(k) = static_cast<I64>(subsegment_ptr(k)); });
   // Pointer checks: first bad position per pointer array, then unsorted positions in the keys (the Min reductions
   // start at the largest value: nothing found).
   I64 bad_seg = p + 1, bad_sub = q + 1, bad_key = n;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::SegmentedMerge::check_segments", Kokkos::RangePolicy<ExecSpace>(exec, 0, p + 1),
+      "KokkosSpGEMM::SegmentedMerge::check_segments", Impl::Range<ExecSpace>(exec, 0, p + 1),
       KOKKOS_LAMBDA(const I64 s, I64& bad) {
         const bool ok = s == 0 ? seg(0) == 0 : (seg(s) >= seg(s - 1) && (s < p || seg(s) == q));
         if (!ok && s < bad) bad = s;
       },
       Kokkos::Min<I64>(bad_seg));
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::SegmentedMerge::check_subsegments", Kokkos::RangePolicy<ExecSpace>(exec, 0, q + 1),
+      "KokkosSpGEMM::SegmentedMerge::check_subsegments", Impl::Range<ExecSpace>(exec, 0, q + 1),
       KOKKOS_LAMBDA(const I64 k, I64& bad) {
         const bool ok = k == 0 ? sub(0) == 0 : (sub(k) >= sub(k - 1) && (k < q || sub(k) == n));
         if (!ok && k < bad) bad = k;
@@ -172,7 +172,7 @@ void segmented_merge(const ExecSpace& exec, const KeyView& keys, const ValueView
                        "subsegment_ptr[" << bad_sub << "] breaks the pointer rules (start at 0, non-decreasing, end at "
                                          << n << " = number of keys)");
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::SegmentedMerge::check_sorted", Kokkos::RangePolicy<ExecSpace>(exec, 1, n > 0 ? n : 1),
+      "KokkosSpGEMM::SegmentedMerge::check_sorted", Impl::Range<ExecSpace>(exec, 1, n > 0 ? n : 1),
       KOKKOS_LAMBDA(const I64 i, I64& bad) {
         if (keys(i) < keys(i - 1) && sub(Impl::last_at_or_below(sub, q, i)) != i && i < bad) bad = i;
       },

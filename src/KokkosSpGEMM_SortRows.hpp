@@ -3,6 +3,7 @@
 #ifndef KOKKOSSPGEMM_SORTROWS_HPP
 #define KOKKOSSPGEMM_SORTROWS_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 #include <impl/KokkosSpGEMM_RowSort.hpp>
 
@@ -17,7 +18,7 @@ void sort_rows(const ExecSpace& exec, const CsrMatrix<S, O, F, M>& m) {
   const auto cols = m.entries();
   const auto vals = m.values();
   Kokkos::parallel_for(
-      "KokkosSpGEMM::sort_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, m.num_rows()), KOKKOS_LAMBDA(const O i) {
+      "KokkosSpGEMM::sort_rows", Impl::Range<ExecSpace>(exec, 0, m.num_rows()), KOKKOS_LAMBDA(const O i) {
         Impl::sort_row_sequential(cols.data() + rows(i), vals.data() + rows(i), rows(i + 1) - rows(i));
       });
 }

@@ -6,6 +6,7 @@
 #ifndef KOKKOSSPGEMM_TRANSPOSE_HPP
 #define KOKKOSSPGEMM_TRANSPOSE_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 #include <impl/KokkosSpGEMM_InputChecks.hpp>
@@ -47,7 +48,7 @@ void refresh_transpose_values(const ExecSpace& exec, const TransposeWithSource<S
   const auto a_vals = a.values();
   const auto source = at.source;
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Transpose::gather_values", Kokkos::RangePolicy<ExecSpace>(exec, 0, source.extent(0)),
+      "KokkosSpGEMM::Transpose::gather_values", Impl::Range<ExecSpace>(exec, 0, source.extent(0)),
       KOKKOS_LAMBDA(const std::size_t e) { t_vals(e) = a_vals(source(e)); });
 }
 
@@ -68,7 +69,7 @@ void sort_transpose_rows_by_merge(const ExecSpace& exec, const RowMap& t_rows, c
   Kokkos::View<I64*, Space> seg(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Transpose::pieces"),
                                 p + 1);
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::Transpose::count_pieces", Kokkos::RangePolicy<ExecSpace>(exec, 0, p + 1),
+      "KokkosSpGEMM::Transpose::count_pieces", Impl::Range<ExecSpace>(exec, 0, p + 1),
       KOKKOS_LAMBDA(const I64 r, I64& partial, const bool final) {
         if (final) seg(r) = partial;
         if (r < p) partial += (static_cast<I64>(t_rows(r + 1) - t_rows(r)) + transpose_piece - 1) / transpose_piece;
@@ -79,8 +80,7 @@ void sort_transpose_rows_by_merge(const ExecSpace& exec, const RowMap& t_rows, c
   Kokkos::View<I64*, Space> sub(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Transpose::piece_ptr"),
                                 q + 1);
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Transpose::piece_bounds", Kokkos::RangePolicy<ExecSpace>(exec, 0, p + 1),
-      KOKKOS_LAMBDA(const I64 r) {
+      "KokkosSpGEMM::Transpose::piece_bounds", Impl::Range<ExecSpace>(exec, 0, p + 1), KOKKOS_LAMBDA(const I64 r) {
         if (r == p) {
           sub(q) = n;
           return;
@@ -90,7 +90,7 @@ void sort_transpose_rows_by_merge(const ExecSpace& exec, const RowMap& t_rows, c
   auto* keys = t_cols.data();
   auto* src = source.data();
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Transpose::sort_pieces", Kokkos::RangePolicy<ExecSpace>(exec, 0, q),
+      "KokkosSpGEMM::Transpose::sort_pieces", Impl::Range<ExecSpace>(exec, 0, q),
       KOKKOS_LAMBDA(const I64 k) { sort_row_sequential(keys + sub(k), src + sub(k), sub(k + 1) - sub(k)); });
   using Key = typename Cols::non_const_value_type;
   using Value = typename Source::non_const_value_type;
@@ -126,10 +126,10 @@ transpose_with_source(const ExecSpace& exec, const CsrMatrix<S, O, F0, M>& a,
   const auto t_cols = out.t.entries();
   const auto source = out.source;
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Transpose::count", Kokkos::RangePolicy<ExecSpace>(exec, 0, a.nnz()),
+      "KokkosSpGEMM::Transpose::count", Impl::Range<ExecSpace>(exec, 0, a.nnz()),
       KOKKOS_LAMBDA(const std::size_t e) { Kokkos::atomic_add(&t_rows(a_cols(e) + 1), F(1)); });
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::Transpose::scan", Kokkos::RangePolicy<ExecSpace>(exec, 0, cols),
+      "KokkosSpGEMM::Transpose::scan", Impl::Range<ExecSpace>(exec, 0, cols),
       KOKKOS_LAMBDA(const O j, F& partial, const bool final) {
         partial += t_rows(j + 1);
         if (final) t_rows(j + 1) = partial;
@@ -140,8 +140,7 @@ transpose_with_source(const ExecSpace& exec, const CsrMatrix<S, O, F0, M>& a,
                     Kokkos::subview(t_rows, std::make_pair(std::size_t(0), static_cast<std::size_t>(cols))));
   // Flat over A's entries (each finds its row by binary search), so a long row of A is not one thread's loop.
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Transpose::scatter", Kokkos::RangePolicy<ExecSpace>(exec, 0, a.nnz()),
-      KOKKOS_LAMBDA(const std::size_t e) {
+      "KokkosSpGEMM::Transpose::scatter", Impl::Range<ExecSpace>(exec, 0, a.nnz()), KOKKOS_LAMBDA(const std::size_t e) {
         const O i = static_cast<O>(Impl::last_at_or_below(a_rows, rows, static_cast<std::int64_t>(e)));
         const F pos = Kokkos::atomic_fetch_add(&cursor(a_cols(e)), F(1));
         t_cols(pos) = i;
@@ -153,7 +152,7 @@ transpose_with_source(const ExecSpace& exec, const CsrMatrix<S, O, F0, M>& a,
     F longest = 0;
     if (BackendTraits<ExecSpace>::is_gpu) {
       Kokkos::parallel_reduce(
-          "KokkosSpGEMM::Transpose::longest_row", Kokkos::RangePolicy<ExecSpace>(exec, 0, cols),
+          "KokkosSpGEMM::Transpose::longest_row", Impl::Range<ExecSpace>(exec, 0, cols),
           KOKKOS_LAMBDA(const O j, F& m) {
             if (t_rows(j + 1) - t_rows(j) > m) m = t_rows(j + 1) - t_rows(j);
           },
@@ -165,7 +164,7 @@ transpose_with_source(const ExecSpace& exec, const CsrMatrix<S, O, F0, M>& a,
     Impl::sort_transpose_rows_by_merge(exec, t_rows, t_cols, source);
   } else {
     Kokkos::parallel_for(
-        "KokkosSpGEMM::Transpose::sort_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, cols), KOKKOS_LAMBDA(const O j) {
+        "KokkosSpGEMM::Transpose::sort_rows", Impl::Range<ExecSpace>(exec, 0, cols), KOKKOS_LAMBDA(const O j) {
           Impl::sort_row_sequential(t_cols.data() + t_rows(j), source.data() + t_rows(j), t_rows(j + 1) - t_rows(j));
         });
   }

@@ -215,11 +215,15 @@ TEST(TEST_CATEGORY, auto_merges_long_incompressible_bins) {
     std::reverse(b_reversed.values().data() + b_reversed.row_map()(i),
                  b_reversed.values().data() + b_reversed.row_map()(i + 1));
   }
+  // Auto merges only where wide rows keep hash tables (where the bitmap accumulator serves, it skips merging:
+  // B's 200,000 columns fit a team's scratch as a bitmap; TestWideRows covers that choice).
+  KokkosSpGEMM::Options hashed_wide_rows;
+  hashed_wide_rows.wide_rows = KokkosSpGEMM::WideRows::Hash;
   for (int sorted_b = 0; sorted_b < 2; ++sorted_b) {
     const auto& right = sorted_b ? b : b_reversed;
     const auto da = KokkosSpGEMM::copy_to(exec, a);
     const auto db = KokkosSpGEMM::copy_to(exec, right);
-    KokkosSpGEMM::Handle<Exec, double> handle;
+    KokkosSpGEMM::Handle<Exec, double> handle(hashed_wide_rows);
     KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
     KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
     KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
@@ -236,7 +240,7 @@ TEST(TEST_CATEGORY, auto_merges_long_incompressible_bins) {
   // As many products from rows of A of 64 entries (more merge rounds): Auto keeps hashing.
   const auto a_long = sorted_copy(KokkosSpGEMM::uniform_random<double, int, int>(300, 2000, 64, 7));
   const auto b_short = sorted_copy(KokkosSpGEMM::uniform_random<double, int, int>(2000, 200000, 25, 8));
-  KokkosSpGEMM::Handle<Exec, double> handle;
+  KokkosSpGEMM::Handle<Exec, double> handle(hashed_wide_rows);
   KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
   const auto da = KokkosSpGEMM::copy_to(exec, a_long);
   const auto db = KokkosSpGEMM::copy_to(exec, b_short);

@@ -260,6 +260,12 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     c.vector_length = Traits::max_vector_length;
     c.team_size =
         static_cast<int>(min_of<std::int64_t>(team_row_max_team_size, max_of<std::int64_t>(4, c.bound / 256)));
+    // A bin of few rows leaves most of the device idle: wider teams while its rows hold under half the threads that
+    // can run at once (PGPgiantcompo's 34 rows of 512-1,024 entries had 128 threads each; NOTES.md, v10).
+    const std::int64_t threads = concurrency(ExecSpace());
+    while (c.team_size < team_row_max_team_size && 4 * rows * c.team_size * c.vector_length <= threads) {
+      c.team_size *= 2;
+    }
   }
   fit_level1(c, table, entry_bytes, budget);
   choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);

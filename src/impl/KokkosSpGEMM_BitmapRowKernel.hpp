@@ -22,7 +22,7 @@ template <class ExecSpace, bool Numeric, class Views, class Perm>
 struct TeamBitmapKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Member = typename Policy::member_type;
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
   using Word = bitmap_word;

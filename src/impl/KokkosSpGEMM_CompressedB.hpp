@@ -5,6 +5,7 @@
 #ifndef KOKKOSSPGEMM_COMPRESSEDB_HPP
 #define KOKKOSSPGEMM_COMPRESSEDB_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -39,7 +40,7 @@ std::size_t compress_b(const ExecSpace& exec, Views& v, std::int64_t products, d
   const auto cols = v.b_cols;
   std::int64_t runs = 0;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::CompressedB::count", Kokkos::RangePolicy<ExecSpace>(exec, 0, b_rows),
+      "KokkosSpGEMM::CompressedB::count", Impl::Range<ExecSpace>(exec, 0, b_rows),
       KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& sum) {
         std::int64_t n = 0;
         for (std::int64_t j = rows(k); j < static_cast<std::int64_t>(rows(k + 1)); ++j)
@@ -56,7 +57,7 @@ std::size_t compress_b(const ExecSpace& exec, Views& v, std::int64_t products, d
     return 0;
   }
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::CompressedB::offsets", Kokkos::RangePolicy<ExecSpace>(exec, 1, b_rows + 1),
+      "KokkosSpGEMM::CompressedB::offsets", Impl::Range<ExecSpace>(exec, 1, b_rows + 1),
       KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& partial, const bool final) {
         partial += offsets(k);
         if (final) offsets(k) = partial;
@@ -66,8 +67,7 @@ std::size_t compress_b(const ExecSpace& exec, Views& v, std::int64_t products, d
   Kokkos::View<std::uint64_t*, Space> masks(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::CompressedB::masks"), runs);
   Kokkos::parallel_for(
-      "KokkosSpGEMM::CompressedB::fill", Kokkos::RangePolicy<ExecSpace>(exec, 0, b_rows),
-      KOKKOS_LAMBDA(const std::int64_t k) {
+      "KokkosSpGEMM::CompressedB::fill", Impl::Range<ExecSpace>(exec, 0, b_rows), KOKKOS_LAMBDA(const std::int64_t k) {
         std::int64_t out = offsets(k) - 1;
         for (std::int64_t j = rows(k); j < static_cast<std::int64_t>(rows(k + 1)); ++j) {
           const Ordinal col = cols(j);

@@ -1,5 +1,5 @@
-// The row accumulator: an open-addressing hash table (linear probing) of column -> value, kept in team scratch
-// (level 1) or in a chunk of the global memory pool (level 2), after kkSpGEMM §3.1.2.
+// The row accumulator: an open-addressing hash table (identity home slot, double hashing) of column -> value, kept in
+// team scratch (level 1) or in a chunk of the global memory pool (level 2), after kkSpGEMM §3.1.2.
 //
 // Keys only ever go from empty to a column, never back, so a lock-free insert needs one compare-and-swap and a
 // key's place is fixed once claimed. A level-1 insert probes a bounded window; when every slot of the window
@@ -51,13 +51,21 @@ struct HashTable {
   KOKKOS_INLINE_FUNCTION Ordinal capacity() const { return mask + 1; }
 
   // Identity hashing keeps neighbouring columns (stencils, banded rows) in neighbouring slots: no collisions among
-  // them and cache-friendly probing; random columns are spread well enough by it too.
+  // them, and neighbouring lanes hit neighbouring banks.
   KOKKOS_INLINE_FUNCTION Ordinal slot_of(Ordinal key) const { return key & mask; }
+  // After a collision a key moves by an odd stride of its own (double hashing, so it still reaches every slot).
+  // With steps of one, columns a capacity apart whose home slots wrap onto each other made runs of hundreds of
+  // occupied slots that each later key walked one lane at a time: rajat01's row of 944 columns from 686 rows of B
+  // took one team 1.5 ms (perf_tests/NOTES.md, v10).
+  KOKKOS_INLINE_FUNCTION static Ordinal stride_of(Ordinal key) {
+    return static_cast<Ordinal>(((static_cast<std::uint32_t>(key) * 2654435769u) >> 17) | 1u);
+  }
 
   /// Finds or claims the slot of key within window probes. Returns the slot or -1 (window full of other keys).
   KOKKOS_INLINE_FUNCTION Ordinal find_or_claim(Ordinal key, Ordinal window, InsertResult& result) const {
     Ordinal s = slot_of(key);
-    for (Ordinal probe = 0; probe < window; ++probe, s = (s + 1) & mask) {
+    Ordinal stride = 0;  // computed at the first collision only
+    for (Ordinal probe = 0; probe < window; ++probe) {
       // volatile: another thread may have claimed the slot since our last look.
       Ordinal current = static_cast<volatile Ordinal*>(keys)[s];
       if (current == empty) {
@@ -75,6 +83,8 @@ struct HashTable {
         result = InsertResult::Found;
         return s;
       }
+      if (stride == 0) stride = stride_of(key);
+      s = (s + stride) & mask;
     }
     result = InsertResult::Full;
     return -1;
@@ -84,7 +94,8 @@ struct HashTable {
   /// barrier). An empty slot ends the search, so a key never inserted (even -1) is not found.
   KOKKOS_INLINE_FUNCTION Ordinal find(Ordinal key, Ordinal window) const {
     Ordinal s = slot_of(key);
-    for (Ordinal probe = 0; probe < window; ++probe, s = (s + 1) & mask) {
+    const Ordinal stride = stride_of(key);
+    for (Ordinal probe = 0; probe < window; ++probe, s = (s + stride) & mask) {
       const Ordinal current = keys[s];
       if (current == empty) return -1;
       if (current == key) return s;

@@ -77,7 +77,7 @@ template <class ExecSpace, bool Numeric, class Views, class Perm>
 struct ThreadRowsKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Member = typename Policy::member_type;
   static constexpr bool atomic = BackendTraits<ExecSpace>::is_gpu;
   using Table = HashTable<Ordinal, Scalar, atomic>;
@@ -177,7 +177,7 @@ template <class ExecSpace, bool Numeric, class Views, class Perm>
 struct TeamRowKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Member = typename Policy::member_type;
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
   static constexpr bool gpu = BackendTraits<ExecSpace>::is_gpu;
@@ -298,7 +298,22 @@ struct TeamRowKernel {
       const auto c_begin = v.c_rows(row);
       const std::int64_t n = v.c_rows(row + 1) - c_begin;
       if constexpr (gpu) {
-        sort_row_team(team, v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
+        if (spill) {
+          sort_row_team(team, v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
+        } else {
+          // The row fits the level-1 table (n <= l1_entries / 2), which is free now: sorted there, in scratch, a
+          // bitonic network over global memory took rajat01's rows of 512-1,024 entries 1.8 ms (NOTES.md, v10).
+          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), [&](const std::int64_t j) {
+            keys[j] = v.c_cols(c_begin + j);
+            values[j] = v.c_vals(c_begin + j);
+          });
+          team.team_barrier();
+          sort_row_team(team, keys, values, n);
+          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), [&](const std::int64_t j) {
+            v.c_cols(c_begin + j) = keys[j];
+            v.c_vals(c_begin + j) = values[j];
+          });
+        }
       } else {
         sort_row_sequential(v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
       }

@@ -3,6 +3,7 @@
 #ifndef KOKKOSSPGEMM_INPUTCHECKS_HPP
 #define KOKKOSSPGEMM_INPUTCHECKS_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -50,7 +51,7 @@ void check_csr(const ExecSpace& exec, const char* function, const char* name, co
   std::int64_t bad_row = none;      // first row whose offsets decrease or leave [0, nnz]
   std::int64_t bad_col_row = none;  // first row with a column index out of range
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::InputChecks::csr", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::InputChecks::csr", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const Ordinal i, std::int64_t& first_bad, std::int64_t& first_bad_col) {
         const auto begin = row_map(i);
         const auto end = row_map(i + 1);
@@ -101,7 +102,7 @@ void check_rows_sorted(const ExecSpace& exec, const char* function, const char* 
   constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
   std::int64_t bad = none;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::InputChecks::rows_sorted", Kokkos::RangePolicy<ExecSpace>(exec, 0, m.num_rows()),
+      "KokkosSpGEMM::InputChecks::rows_sorted", Impl::Range<ExecSpace>(exec, 0, m.num_rows()),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first_bad) {
         for (auto e = row_map(i) + 1; e < row_map(i + 1); ++e) {
           if (cols(e) < cols(e - 1)) {
@@ -157,7 +158,7 @@ void check_operands(const ExecSpace& exec, const char* function, const AMatrix& 
     const std::int64_t a_end = static_cast<std::int64_t>(ra) + na, b_rows_end = a_end + rb;
     std::int64_t bad = 0;
     Kokkos::parallel_reduce(
-        "KokkosSpGEMM::InputChecks::operands", Kokkos::RangePolicy<ExecSpace>(exec, 0, b_rows_end + nb),
+        "KokkosSpGEMM::InputChecks::operands", Impl::Range<ExecSpace>(exec, 0, b_rows_end + nb),
         KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& count) {
           bool ok;
           if (i < ra) {

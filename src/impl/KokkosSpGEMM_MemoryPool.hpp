@@ -5,7 +5,9 @@
 #ifndef KOKKOSSPGEMM_MEMORYPOOL_HPP
 #define KOKKOSSPGEMM_MEMORYPOOL_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <Kokkos_Core.hpp>
+#include <impl/KokkosSpGEMM_Workspace.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -23,17 +25,23 @@ class MemoryPool {
  public:
   MemoryPool() = default;
 
-  /// num_chunks chunks of chunk_bytes each (rounded up to 16 bytes so any scalar is aligned); zeroed on request.
+  /// num_chunks chunks of chunk_bytes each (rounded up to 16 bytes so any scalar is aligned), from the phase's
+  /// workspace; zeroed on request.
   template <class ExecSpace>
-  MemoryPool(const ExecSpace& exec, std::int64_t num_chunks, std::size_t chunk_bytes, bool zeroed)
+  MemoryPool(const ExecSpace& exec, Workspace<ExecSpace>& workspace, std::int64_t num_chunks, std::size_t chunk_bytes,
+             bool zeroed)
       : m_chunk_bytes((chunk_bytes + 15) / 16 * 16),
         m_num_chunks(num_chunks),
-        m_storage(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::MemoryPool::chunks"),
-                  (m_chunk_bytes / 16) * static_cast<std::size_t>(num_chunks)),
-        m_taken("KokkosSpGEMM::MemoryPool::taken", num_chunks) {
+        // One take: the chunks, then a flag a chunk (a pool that is the phase's first take sizes the workspace).
+        m_storage(workspace.template take<PoolBlock>(
+            "KokkosSpGEMM::MemoryPool::chunks",
+            (m_chunk_bytes / 16) * static_cast<std::size_t>(num_chunks) + (num_chunks * sizeof(int) + 15) / 16)),
+        m_taken(reinterpret_cast<int*>(m_storage.data() + (m_chunk_bytes / 16) * static_cast<std::size_t>(num_chunks)),
+                num_chunks) {
+    Kokkos::deep_copy(exec, m_taken, 0);
     if (zeroed) {
       Kokkos::View<char*, MemorySpace, Kokkos::MemoryUnmanaged> bytes(reinterpret_cast<char*>(m_storage.data()),
-                                                                      m_storage.size() * 16);
+                                                                      total_bytes());
       Kokkos::deep_copy(exec, bytes, char(0));
     }
   }
@@ -44,7 +52,7 @@ class MemoryPool {
     const std::int64_t blocks = static_cast<std::int64_t>(bytes / 16), per_chunk = m_chunk_bytes / 16;
     const auto storage = m_storage;
     Kokkos::parallel_for(
-        "KokkosSpGEMM::MemoryPool::zero_prefixes", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks * m_num_chunks),
+        "KokkosSpGEMM::MemoryPool::zero_prefixes", Impl::Range<ExecSpace>(exec, 0, blocks * m_num_chunks),
         KOKKOS_LAMBDA(const std::int64_t i) { storage((i / blocks) * per_chunk + i % blocks) = PoolBlock{}; });
   }
 
@@ -77,7 +85,7 @@ class MemoryPool {
   std::size_t m_chunk_bytes = 0;
   std::int64_t m_num_chunks = 0;
   Kokkos::View<PoolBlock*, MemorySpace> m_storage;
-  Kokkos::View<int*, MemorySpace> m_taken;
+  Kokkos::View<int*, MemorySpace, Kokkos::MemoryUnmanaged> m_taken;  // inside m_storage, which keeps it alive
 };
 
 }  // namespace Impl

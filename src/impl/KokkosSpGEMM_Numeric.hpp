@@ -10,6 +10,7 @@
 #include <impl/KokkosSpGEMM_PositionReplay.hpp>
 #include <impl/KokkosSpGEMM_RMerge.hpp>
 #include <impl/KokkosSpGEMM_RowKernelLaunch.hpp>
+#include <impl/KokkosSpGEMM_Workspace.hpp>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -23,8 +24,8 @@ std::size_t c_entry_bytes(const Handle& handle) {
 
 /// Checks C and the kept analysis against the memory budget (refused before C is touched), then gives C its
 /// entries and values for nnz(C) unless it has them. Returns the bytes the budget leaves for pools (0: no budget).
-template <class Handle, class CMatrix>
-std::size_t prepare_numeric_output(const Handle& handle, CMatrix& c) {
+template <class ExecSpace, class Handle, class CMatrix>
+std::size_t prepare_numeric_output(const ExecSpace& exec, const Handle& handle, CMatrix& c) {
   const std::size_t budget = handle.options().memory_budget_bytes;
   const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle) +
                               (static_cast<std::size_t>(c.num_rows()) + 1) * sizeof(typename CMatrix::offset_type);
@@ -33,11 +34,11 @@ std::size_t prepare_numeric_output(const Handle& handle, CMatrix& c) {
                                   << handle.kept_bytes() << ", over the memory budget of " << budget << " bytes");
   if (c.entries().extent(0) != static_cast<std::size_t>(handle.nnz())) {
     c.set_entries(typename CMatrix::entries_type(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), handle.nnz()));
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), handle.nnz()));
   }
   if (c.values().extent(0) != static_cast<std::size_t>(handle.nnz())) {
     c.set_values(typename CMatrix::values_type(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), handle.nnz()));
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), handle.nnz()));
   }
   return budget > 0 ? budget - c_bytes - handle.kept_bytes() : 0;
 }
@@ -79,6 +80,9 @@ bool columns_confirmed(const ExecSpace& exec, const Handle& handle, bool by_posi
 }
 
 /// retried: this call already found C's columns changed once and made the map anew from them.
+/// Bytes of the numeric phase's workspace (pools, bin counts) when no memory budget is set.
+constexpr std::size_t numeric_workspace_bytes = std::size_t(1) << 18;
+
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
                  bool retried = false) {
@@ -87,20 +91,26 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   const bool by_positions = known && handle.options().reuse_positions;
   // A full phase rewrites C's columns: the map would no longer describe them (and its memory is better freed).
   if (!by_positions) handle.m_positions = decltype(handle.m_positions)();
-  std::size_t pool_budget = prepare_numeric_output(handle, c);
+  std::size_t pool_budget = prepare_numeric_output(exec, handle, c);
+  auto& map = handle.m_positions;
+  const bool make_map = by_positions && (!map.made() || map.columns != static_cast<const void*>(c.entries().data()));
+  // Pools and bin counts, allocated only when taken. Calls that use the position map (it fills what the size of C
+  // leaves) or run under a budget allocate each take on its own; a full phase plans at most an eighth of C.
+  Workspace<ExecSpace> workspace(
+      exec, pool_budget > 0 || by_positions ? 0 : min_of(numeric_workspace_bytes, c_entry_bytes<CMatrix>(handle) / 8));
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
   v.known_columns = known;
   handle.m_written_columns = nullptr;  // until this call succeeds
   if (v.known_columns) {
     if (handle.m_reuse_status.data() == nullptr) {
-      handle.m_reuse_status = decltype(handle.m_reuse_status)("KokkosSpGEMM::Numeric::reuse_status", 2);
+      handle.m_reuse_status =
+          decltype(handle.m_reuse_status)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"), 2);
     }
     Kokkos::deep_copy(exec, handle.m_reuse_status, std::uint64_t(0));
     v.reuse_status = handle.m_reuse_status;
   }
-  auto& map = handle.m_positions;
   std::size_t pool = 0;
-  if (by_positions && (!map.made() || map.columns != static_cast<const void*>(c.entries().data()))) {
+  if (make_map) {
     // The map may take the size of C beyond what the analysis keeps (or the option's bytes), and under a memory
     // budget half of what the budget leaves.
     map = decltype(handle.m_positions)();
@@ -110,7 +120,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
     std::size_t limit = want > handle.kept_bytes() ? want - handle.kept_bytes() : 0;
     if (pool_budget > 0) limit = min_of(limit, pool_budget / 2);
     const std::size_t pool_cap = c_bytes > handle.kept_bytes() ? c_bytes - handle.kept_bytes() : 1;
-    if (!make_position_map(exec, handle, v, limit, pool_cap, pool)) {
+    if (!make_position_map(exec, workspace, handle, v, limit, pool_cap, pool)) {
       run_numeric(exec, handle, a, b, c);  // C's columns are not this product's: the full phase
       return;
     }
@@ -120,14 +130,15 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   const Options launch_options = numeric_launch_options<ExecSpace, CMatrix>(handle);
   if (replay) {
     replay_positions(exec, v, map, handle.m_reuse_status, handle.options().deterministic);
-    pool = max_of(pool, launch_row_kernels<true>(exec, v, map.bins, map.gathered, launch_options, pool_budget));
+    pool =
+        max_of(pool, launch_row_kernels<true>(exec, workspace, v, map.bins, map.gathered, launch_options, pool_budget));
   } else if (handle.options().algorithm == Algorithm::RMerge) {
     pool = rmerge_multiply<true>(exec, v, a.num_rows());
   } else {
-    pool =
-        launch_row_kernels<true>(exec, v, handle.m_numeric_bins, handle.m_numeric_configs, launch_options, pool_budget);
+    pool = launch_row_kernels<true>(exec, workspace, v, handle.m_numeric_bins, handle.m_numeric_configs, launch_options,
+                                    pool_budget);
     if (!handle.m_product_configs.empty()) {
-      pool = max_of(pool, launch_row_kernels<true>(exec, v, handle.m_product_bins, handle.m_product_configs,
+      pool = max_of(pool, launch_row_kernels<true>(exec, workspace, v, handle.m_product_bins, handle.m_product_configs,
                                                    launch_options, pool_budget));
     }
   }
@@ -142,7 +153,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   handle.m_written_columns = c.entries().data();
   handle.m_written_sorted = handle.options().sorted;
   handle.m_numeric_pool_bytes = pool;
-  handle.m_peak_extra_bytes = max_of(handle.m_peak_extra_bytes, pool + handle.kept_bytes());
+  handle.m_peak_extra_bytes = max_of(handle.m_peak_extra_bytes, workspace.peak_bytes(pool) + handle.kept_bytes());
 }
 
 }  // namespace Impl

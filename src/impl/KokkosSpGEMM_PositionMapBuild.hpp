@@ -153,7 +153,7 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
 template <class ExecSpace, class Views, class Perm>
 struct PositionMapBuildKernel {
   using Ordinal = typename Views::ordinal_type;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Member = typename Policy::member_type;
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
   using Space = typename ExecSpace::memory_space;
@@ -245,7 +245,7 @@ void make_tile_rows(const ExecSpace& exec, Map& map) {
   using Runs = TileRuns;
   const std::int64_t total = map.mapped.back().first_tile + map.mapped.back().tiles;
   map.tile_rows = decltype(map.tile_rows)(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::tile_rows"), total + 1);
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::tile_rows"), total + 1);
   const auto tile_rows = map.tile_rows;
   const auto start = map.product_start;
   const std::int64_t tile = map.tile_products, rows = static_cast<std::int64_t>(map.product_start.extent(0));
@@ -253,7 +253,7 @@ void make_tile_rows(const ExecSpace& exec, Map& map) {
     const Runs runs = Runs::of(map.mapped, first);
     const std::int64_t last = first + Runs::max_runs >= map.mapped.size() ? total + 1 : runs.end_tile();
     Kokkos::parallel_for(
-        "KokkosSpGEMM::PositionMap::tile_rows", Kokkos::RangePolicy<ExecSpace>(exec, runs.run[0].first_tile, last),
+        "KokkosSpGEMM::PositionMap::tile_rows", Impl::Range<ExecSpace>(exec, runs.run[0].first_tile, last),
         KOKKOS_LAMBDA(const std::int64_t t) {
           if (t == total) {
             tile_rows(t) = rows;
@@ -280,8 +280,8 @@ void make_tile_rows(const ExecSpace& exec, Map& map) {
 /// Returns false when those columns do not hold this product (changed since written): the map is then dropped. A
 /// map with no bin within the limit is kept empty, so that later calls do not try again.
 template <class ExecSpace, class Handle, class Views>
-bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, std::size_t limit, std::size_t pool_cap,
-                       std::size_t& pool_bytes) {
+bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, Handle& handle, const Views& v,
+                       std::size_t limit, std::size_t pool_cap, std::size_t& pool_bytes) {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using Space = typename ExecSpace::memory_space;
@@ -299,12 +299,14 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
     map.columns = columns;
     return true;
   }
-  map.bins = bin_rows(exec, rows, RowLengthOfC<decltype(v.c_rows)>{v.c_rows});
+  map.bins = bin_rows(exec, workspace, rows, RowLengthOfC<decltype(v.c_rows)>{v.c_rows});
 
   // Per bin: products, entries of A, most products in a row.
-  Kokkos::View<std::int64_t*, Space> totals("KokkosSpGEMM::PositionMap::bin_totals", 3 * num_row_bins);
+  const std::size_t totals_mark = workspace.mark();
+  const auto totals =
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::PositionMap::bin_totals", 3 * num_row_bins);
   Kokkos::parallel_for(
-      "KokkosSpGEMM::PositionMap::bin_totals", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::PositionMap::bin_totals", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const std::int64_t i) {
         const int b = row_bin_of(static_cast<std::int64_t>(v.c_rows(i + 1) - v.c_rows(i)));
         if (b < 1) return;
@@ -318,6 +320,7 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
         Kokkos::atomic_fetch_max(&totals(3 * b + 2), p);
       });
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
+  workspace.rewind(totals_mark);
 
   // Bins in order of row length (fewest bytes a product first), each whole or not at all. Places of bins of one
   // width follow each other without padding (4-byte alignment only where the width grows), so that adjacent bins
@@ -417,19 +420,19 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
   }
 
   map.positions = decltype(map.positions)(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::positions"), bytes);
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::positions"), bytes);
   map.product_start = decltype(map.product_start)(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::product_start"),
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::product_start"),
       static_cast<std::size_t>(rows));
   if (offsets) {
     map.entry_offsets = decltype(map.entry_offsets)(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::entry_offsets"),
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::entry_offsets"),
         v.a_cols.extent(0));
   }
   const Perm perm = map.bins.perm;
   const auto start = map.product_start;
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::PositionMap::product_start", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::PositionMap::product_start", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const std::int64_t q, std::int64_t& partial, const bool final) {
         if (final) start(q) = partial;
         const Ordinal i = perm(q);
@@ -451,6 +454,7 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
   pool_options.pool_bytes_limit = pool_cap > map.bytes() ? pool_cap - map.bytes() : 1;
   for (const auto& mb : map.mapped) {
     const BinConfig& c = mb.config;
+    const std::size_t pool_mark = workspace.mark();
     Kernel k{v,
              perm,
              map.bins.offsets[c.bin],
@@ -468,12 +472,14 @@ bool make_position_map(const ExecSpace& exec, Handle& handle, const Views& v, st
     shape.vector_length = BackendTraits<ExecSpace>::is_gpu ? BackendTraits<ExecSpace>::max_vector_length : 1;
     if (static_cast<std::int64_t>(Kernel::table_bytes(k.capacity)) + 64 > scratch) {
       const std::size_t chunk = Kernel::table_bytes(k.capacity) + 16;
-      k.pool = Pool(exec, budgeted_pool_chunks(exec, shape, chunk, pool_options, 0, "spgemm_numeric"), chunk, false);
+      k.pool = Pool(exec, workspace, budgeted_pool_chunks(exec, shape, chunk, pool_options, 0, "spgemm_numeric"), chunk,
+                    false);
       pool_bytes = max_of(pool_bytes, k.pool.total_bytes());
     }
     typename Kernel::Policy policy(exec, static_cast<int>(c.rows), shape.team_size, shape.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(k.scratch_bytes()));
     Kokkos::parallel_for("KokkosSpGEMM::PositionMap::make_bin_" + std::to_string(c.bin), policy, k);
+    workspace.rewind(pool_mark);  // the next bin's kernel runs after this one
   }
   std::uint64_t found[2] = {0, 0};
   Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 2), status);

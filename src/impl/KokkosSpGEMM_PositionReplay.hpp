@@ -94,7 +94,7 @@ template <class ExecSpace, bool Atomic, class Views, class Perm>
 struct ReplayRowsKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Member = typename Policy::member_type;
 
   Views v;
@@ -139,7 +139,7 @@ template <class ExecSpace, class Views, class Perm>
 struct ReplayTeamRowKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Member = typename Policy::member_type;
   static constexpr bool atomic = BackendTraits<ExecSpace>::is_gpu;
 
@@ -195,7 +195,7 @@ struct ReplayTilesKernel {
   using Space = typename ExecSpace::memory_space;
   // At most 64 registers a thread, so that 4 teams of 256 fit a multiprocessor (as many as its scratch allows):
   // the compiler's own choice, 96, held the H100 to 2 (25% occupancy; ncu, 3D 27-point 60^3, stop 14 run 11).
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 4>>;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::LaunchBounds<256, 4>>;
   using Member = typename Policy::member_type;
   static constexpr int row_window = 256;    // rows staged at once
   static constexpr int entry_window = 512;  // entries of A staged at once

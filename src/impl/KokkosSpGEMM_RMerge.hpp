@@ -54,7 +54,7 @@ struct RMergeFromX {
 template <class ExecSpace, bool Count, bool Values, class Source, class Units, class Sizes, class OutRows,
           class OutCols, class OutVals, class Ordinal, class Scalar>
 struct RMergeKernel {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Policy = Impl::Teams<ExecSpace>;
   using Member = typename Policy::member_type;
   Source src;
   Units units;
@@ -144,7 +144,7 @@ template <class ExecSpace, class Ptr>
 std::int64_t rmerge_longest(const ExecSpace& exec, const Ptr& ptr, std::int64_t n) {
   std::int64_t m = 0;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::RMerge::longest", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
+      "KokkosSpGEMM::RMerge::longest", Impl::Range<ExecSpace>(exec, 0, n),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& x) {
         const std::int64_t len = static_cast<std::int64_t>(ptr(i + 1) - ptr(i));
         if (len > x) x = len;
@@ -171,7 +171,7 @@ std::size_t rmerge_multiply(const ExecSpace& exec, const Views& v, std::int64_t 
   {
     const auto a_rows = v.a_rows;
     Kokkos::parallel_for(
-        phase + "units", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows + 1),
+        phase + "units", Impl::Range<ExecSpace>(exec, 0, rows + 1),
         KOKKOS_LAMBDA(const I64 i) { row_units(i) = static_cast<I64>(a_rows(i)); });
   }
   Ptr x_rows;
@@ -209,7 +209,7 @@ std::size_t rmerge_multiply(const ExecSpace& exec, const Views& v, std::int64_t 
     Ptr next_row_units(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::RMerge::row_units"), rows + 1);
     const auto cur = row_units;
     Kokkos::parallel_scan(
-        phase + "chunks", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows + 1),
+        phase + "chunks", Impl::Range<ExecSpace>(exec, 0, rows + 1),
         KOKKOS_LAMBDA(const I64 i, I64& partial, const bool final) {
           if (final) next_row_units(i) = partial;
           if (i < rows) partial += (cur(i + 1) - cur(i) + W - 1) / W;
@@ -219,7 +219,7 @@ std::size_t rmerge_multiply(const ExecSpace& exec, const Views& v, std::int64_t 
     Kokkos::deep_copy(chunks, Kokkos::subview(next_row_units, rows));
     Ptr chunk_units(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::RMerge::chunk_units"), chunks + 1);
     Kokkos::parallel_for(
-        phase + "chunk_units", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows + 1), KOKKOS_LAMBDA(const I64 i) {
+        phase + "chunk_units", Impl::Range<ExecSpace>(exec, 0, rows + 1), KOKKOS_LAMBDA(const I64 i) {
           if (i == rows) {
             chunk_units(chunks) = cur(rows);
             return;
@@ -233,7 +233,7 @@ std::size_t rmerge_multiply(const ExecSpace& exec, const Views& v, std::int64_t 
     run(CountTag{}, chunk_units, chunks, W, sizes, sizes, x_cols, x_vals);
     Ptr next_rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::RMerge::x_rows"), chunks + 1);
     Kokkos::parallel_scan(
-        phase + "x_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, chunks + 1),
+        phase + "x_rows", Impl::Range<ExecSpace>(exec, 0, chunks + 1),
         KOKKOS_LAMBDA(const I64 j, I64& partial, const bool final) {
           if (final) next_rows(j) = partial;
           if (j < chunks) partial += sizes(j);

@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosSpGEMM_BackendTraits.hpp>
 #include <compat/KokkosSpGEMM_Compat.hpp>
+#include <impl/KokkosSpGEMM_Workspace.hpp>
 
 #include <cstdint>
 #include <vector>
@@ -68,18 +69,21 @@ KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& loc
   team.team_barrier();
 }
 
+/// The permutation is the result's own (handles keep it); the counts come from the phase's workspace.
 template <class ExecSpace, class Ordinal, class UpperBound>
-RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exec, Ordinal num_rows,
-                                                            const UpperBound& ub) {
+RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
+                                                            Ordinal num_rows, const UpperBound& ub) {
   using Space = typename ExecSpace::memory_space;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Policy = Impl::Teams<ExecSpace>;
   using Member = typename Policy::member_type;
   using ScratchCounts = Kokkos::View<std::int64_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   RowBins<Ordinal, Space> bins;
   bins.perm = Kokkos::View<Ordinal*, Space>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::RowBins::perm"), num_rows);
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::RowBins::perm"), num_rows);
   if (num_rows == 0) return bins;
-  Kokkos::View<std::int64_t*, Space> counts("KokkosSpGEMM::RowBins::counts", num_row_bins);
+  const std::size_t mark = workspace.mark();
+  const auto counts = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", num_row_bins);
+  const auto cursor = workspace.template take<std::int64_t>("KokkosSpGEMM::RowBins::cursor", num_row_bins);
   const int league =
       static_cast<int>((static_cast<std::int64_t>(num_rows) + rows_per_binning_team - 1) / rows_per_binning_team);
   const std::size_t scratch = ScratchCounts::shmem_size(num_row_bins);
@@ -94,15 +98,22 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
           if (local(b)) Kokkos::atomic_add(&counts(b), local(b));
         });
       });
-  auto counts_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
-  for (int b = 0; b < num_row_bins; ++b) bins.offsets[b + 1] = bins.offsets[b] + counts_host(b);
+  // Into an array of the host's: a host mirror's free and a plain deep_copy each fence the whole device.
+  std::int64_t counts_host[num_row_bins];
+  Kokkos::deep_copy(
+      exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(counts_host, num_row_bins), counts);
+  exec.fence();
+  for (int b = 0; b < num_row_bins; ++b) bins.offsets[b + 1] = bins.offsets[b] + counts_host[b];
 
-  Kokkos::View<std::int64_t*, Space> cursor("KokkosSpGEMM::RowBins::cursor", num_row_bins);
-  {
-    auto cursor_host = Kokkos::create_mirror_view(cursor);
-    for (int b = 0; b < num_row_bins; ++b) cursor_host(b) = bins.offsets[b];
-    Kokkos::deep_copy(exec, cursor, cursor_host);
-  }
+  // Each bin's first slot, on the device (a copy from the host would wait for the stream).
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::RowBins::cursor", Impl::Range<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int) {
+        std::int64_t sum = 0;
+        for (int b = 0; b < num_row_bins; ++b) {
+          cursor(b) = sum;
+          sum += counts(b);
+        }
+      });
   const auto perm = bins.perm;
   Kokkos::parallel_for(
       "KokkosSpGEMM::RowBins::scatter", policy.set_scratch_size(0, Kokkos::PerTeam(2 * scratch)),
@@ -123,6 +134,7 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
           perm(base(b) + Kokkos::atomic_fetch_add(&local(b), std::int64_t(1))) = static_cast<Ordinal>(i);
         });
       });
+  workspace.rewind(mark);
   return bins;
 }
 

@@ -2,6 +2,7 @@
 #ifndef KOKKOSSPGEMM_ROWBOUNDS_HPP
 #define KOKKOSSPGEMM_ROWBOUNDS_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <Kokkos_Core.hpp>
 #include <compat/KokkosSpGEMM_Compat.hpp>
 
@@ -26,7 +27,7 @@ RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, cons
   std::int64_t total = 0;
   std::int64_t longest = 0;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::RowBounds::products", Kokkos::RangePolicy<ExecSpace>(exec, 0, a.num_rows()),
+      "KokkosSpGEMM::RowBounds::products", Impl::Range<ExecSpace>(exec, 0, a.num_rows()),
       KOKKOS_LAMBDA(const Ordinal i, std::int64_t& sum, std::int64_t& mx) {
         std::int64_t p = 0;
         for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {

@@ -5,6 +5,7 @@
 #ifndef KOKKOSSPGEMM_ROWCHUNKS_HPP
 #define KOKKOSSPGEMM_ROWCHUNKS_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 #include <compat/KokkosSpGEMM_Compat.hpp>
@@ -52,7 +53,7 @@ Matrix row_block(const ExecSpace& exec, const Matrix& m, const HostRows& host_ro
                                      static_cast<std::size_t>(r1 - r0) + 1);
   const auto src = m.row_map();
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Chunk::rebase", Kokkos::RangePolicy<ExecSpace>(exec, 0, r1 - r0 + 1),
+      "KokkosSpGEMM::Chunk::rebase", Impl::Range<ExecSpace>(exec, 0, r1 - r0 + 1),
       KOKKOS_LAMBDA(const std::int64_t i) { rows(i) = static_cast<Offset>(src(r0 + i) - src(r0)); });
   const auto range = std::make_pair(static_cast<std::size_t>(host_rows(r0)), static_cast<std::size_t>(host_rows(r1)));
   return Matrix(static_cast<typename Matrix::ordinal_type>(r1 - r0), m.num_cols(), rows,
@@ -69,7 +70,8 @@ void run_symbolic_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& 
   const std::int64_t rows = a.num_rows();
   const std::size_t budget = handle.options().memory_budget_bytes;
   const std::size_t fixed = (static_cast<std::size_t>(rows) + 1) * sizeof(Offset);
-  typename CMatrix::row_map_type row_map("KokkosSpGEMM::Symbolic::C_row_map", static_cast<std::size_t>(rows) + 1);
+  typename CMatrix::row_map_type row_map(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::C_row_map"),
+                                         static_cast<std::size_t>(rows) + 1);
   const auto a_host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_map());
   std::int64_t nnz = 0;
   handle.m_chunks.clear();
@@ -87,7 +89,7 @@ void run_symbolic_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& 
     const auto src = c_part.row_map();
     const Offset base = static_cast<Offset>(nnz);
     Kokkos::parallel_for(
-        "KokkosSpGEMM::Chunk::place_row_map", Kokkos::RangePolicy<ExecSpace>(exec, 1, r1 - r0 + 1),
+        "KokkosSpGEMM::Chunk::place_row_map", Impl::Range<ExecSpace>(exec, 1, r1 - r0 + 1),
         KOKKOS_LAMBDA(const std::int64_t i) { row_map(r0 + i) = base + src(i); });
     nnz += part.nnz();
     KOKKOSSPGEMM_REQUIRE(
@@ -121,7 +123,7 @@ void run_numeric_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a
   using Offset = typename CMatrix::offset_type;
   using AOffset = typename AMatrix::offset_type;
   const std::size_t budget = handle.options().memory_budget_bytes;
-  const std::size_t left_at_start = prepare_numeric_output(handle, c);
+  const std::size_t left_at_start = prepare_numeric_output(exec, handle, c);
   const std::size_t kept_at_start = handle.kept_bytes();
   const auto a_host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_map());
   const auto c_host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.row_map());

@@ -3,6 +3,7 @@
 #ifndef KOKKOSSPGEMM_ROWKERNELLAUNCH_HPP
 #define KOKKOSSPGEMM_ROWKERNELLAUNCH_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Options.hpp>
 #include <impl/KokkosSpGEMM_BinConfig.hpp>
@@ -58,7 +59,7 @@ void bin_row_maxima(const ExecSpace& exec, const Views& v, const Perm& perm, std
   max_products = 0;
   max_a_len = 0;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::RowKernels::bin_maxima", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::RowKernels::bin_maxima", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& mp, std::int64_t& ma) {
         const Ordinal row = perm(first + r);
         std::int64_t p = 0;
@@ -109,8 +110,9 @@ constexpr std::int64_t min_bitmap_chunks = 16;
 constexpr std::int64_t dense_summary_ratio = 8;
 
 /// Runs the bins' kernels; returns the largest pool it allocated, in bytes. pool_budget (0: none) bounds each pool.
+/// Pools come from the phase's workspace, each handed back when its bin is launched (kernels run in order).
 template <bool Numeric, class ExecSpace, class Views, class Bins>
-std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins& bins,
+std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, const Bins& bins,
                                const std::vector<BinConfig>& configs, const Options& options,
                                std::size_t pool_budget = 0) {
   const char* phase_name = Numeric ? "spgemm_numeric" : "spgemm_symbolic";
@@ -141,7 +143,8 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
     Pool pool;
     if (c.may_spill) {
       const std::size_t chunk = Kernel::chunk_bytes(l2);
-      pool = Pool(exec, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, false);
+      pool =
+          Pool(exec, workspace, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, false);
       pool_peak = max_of(pool_peak, pool.total_bytes());
     }
     Kernel k{v, bins.perm, bins.offsets[c.bin], static_cast<Ordinal>(c.l1_entries), l2, pool, options.sorted};
@@ -151,6 +154,15 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
   };
   for (const BinConfig& c : configs) {
     const std::int64_t first = bins.offsets[c.bin];
+    // The dense bins' shared pool stays taken for the bins after it.
+    struct Rewind {
+      Workspace<ExecSpace>& workspace;
+      std::size_t mark;
+      bool on;
+      ~Rewind() {
+        if (on) workspace.rewind(mark);
+      }
+    } rewind{workspace, workspace.mark(), c.kernel != RowKernel::Dense};
     switch (c.kernel) {
       case RowKernel::Empty:
       case RowKernel::ReplayRows:  // launched by the position map's replay (PositionReplay.hpp)
@@ -185,7 +197,8 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
             launch_team_row(c);
             break;
           }
-          pool = Pool(exec, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
+          pool = Pool(exec, workspace, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk,
+                      true);
           pool_peak = max_of(pool_peak, pool.total_bytes());
         }
         Kernel k{v, bins.perm, first, width, 1, pool};
@@ -206,8 +219,8 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
         Pool pool;
         if (max_a_len > Kernel::scratch_slots) {
           const std::size_t chunk = Kernel::chunk_bytes(max_a_len);
-          pool = Pool(exec, sorted_pool_chunks(exec, c, chunk, c.team_size, options, pool_budget, phase_name), chunk,
-                      false);
+          pool = Pool(exec, workspace,
+                      sorted_pool_chunks(exec, c, chunk, c.team_size, options, pool_budget, phase_name), chunk, false);
           pool_peak = max_of(pool_peak, pool.total_bytes());
         }
         Kernel k{v, bins.perm, first, c.rows, c.rows_per_team, pool};
@@ -227,7 +240,8 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
         Pool pool;
         if (max_products > capacity) {
           const std::size_t chunk = Kernel::chunk_bytes(max_products);
-          pool = Pool(exec, sorted_pool_chunks(exec, c, chunk, 1, options, pool_budget, phase_name), chunk, false);
+          pool = Pool(exec, workspace, sorted_pool_chunks(exec, c, chunk, 1, options, pool_budget, phase_name), chunk,
+                      false);
           pool_peak = max_of(pool_peak, pool.total_bytes());
         }
         Kernel k{v, bins.perm, first, capacity, max_products, pool};
@@ -244,7 +258,8 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
         Pool pool;
         if (Kernel::work_bytes(max_products, max_a_len) > scratch) {
           const std::size_t chunk = Kernel::work_bytes(max_products, max_a_len);
-          pool = Pool(exec, sorted_pool_chunks(exec, c, chunk, 1, options, pool_budget, phase_name), chunk, false);
+          pool = Pool(exec, workspace, sorted_pool_chunks(exec, c, chunk, 1, options, pool_budget, phase_name), chunk,
+                      false);
           pool_peak = max_of(pool_peak, pool.total_bytes());
         }
         Kernel k{v, bins.perm, first, scratch, max_products, max_a_len, pool};
@@ -271,14 +286,15 @@ std::size_t launch_row_kernels(const ExecSpace& exec, const Views& v, const Bins
           using Kernel = decltype(kernel);
           if (dense_pool.num_chunks() == 0) {
             const std::size_t chunk = Kernel::chunk_bytes(width, dense_shared.bound);
-            dense_pool = Pool(exec, budgeted_pool_chunks(exec, dense_shared, chunk, options, pool_budget, phase_name),
-                              chunk, false);
+            dense_pool =
+                Pool(exec, workspace, budgeted_pool_chunks(exec, dense_shared, chunk, options, pool_budget, phase_name),
+                     chunk, false);
             dense_pool.zero_chunk_prefixes(exec, Kernel::clean_bytes(width));
             pool_peak = max_of(pool_peak, dense_pool.total_bytes());
           }
           kernel.pool = dense_pool;
           kernel.by_token = dense_pool.num_chunks() >= kernel.token.size();
-          Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, c.rows),
+          Kokkos::parallel_for(name, Impl::Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, c.rows),
                                kernel);
         };
         const auto launch_rows = [&](auto rows_perm, const std::string& name) {

@@ -6,6 +6,7 @@
 #ifndef KOKKOSSPGEMM_SEGMENTEDMERGEROWS_HPP
 #define KOKKOSSPGEMM_SEGMENTEDMERGEROWS_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_SegmentedMerge.hpp>
 #include <impl/KokkosSpGEMM_EscRowKernel.hpp>
 
@@ -24,14 +25,14 @@ std::size_t segmented_merge_rows(const ExecSpace& exec, const Views& v, const Pe
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using I64 = std::int64_t;
-  using TeamPolicy = Kokkos::TeamPolicy<ExecSpace>;
+  using TeamPolicy = Impl::Teams<ExecSpace>;
   using Member = typename TeamPolicy::member_type;
   const std::string phase = Numeric ? "KokkosSpGEMM::Numeric::segmerge_" : "KokkosSpGEMM::Symbolic::segmerge_";
   // Products and A-row lengths of the bin's rows, to cut groups on the host (long rows are few).
   Kokkos::View<I64*, Space> sizes(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::SegMerge::sizes"),
                                   2 * rows);
   Kokkos::parallel_for(
-      phase + "row_sizes", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const I64 r) {
+      phase + "row_sizes", Impl::Range<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const I64 r) {
         const Ordinal row = perm(first + r);
         I64 p = 0;
         for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
@@ -65,19 +66,19 @@ std::size_t segmented_merge_rows(const ExecSpace& exec, const Views& v, const Pe
                             static_cast<std::size_t>(2 * (entries + g + 2)) * sizeof(I64));
     const I64 base = g0;
     Kokkos::parallel_scan(
-        phase + "segment_starts", Kokkos::RangePolicy<ExecSpace>(exec, 0, g + 1),
+        phase + "segment_starts", Impl::Range<ExecSpace>(exec, 0, g + 1),
         KOKKOS_LAMBDA(const I64 r, I64& partial, const bool final) {
           if (final) seg(r) = partial;
           if (r < g) partial += sizes(2 * (base + r) + 1);
         });
     Kokkos::parallel_scan(
-        phase + "element_starts", Kokkos::RangePolicy<ExecSpace>(exec, 0, g + 1),
+        phase + "element_starts", Impl::Range<ExecSpace>(exec, 0, g + 1),
         KOKKOS_LAMBDA(const I64 r, I64& partial, const bool final) {
           if (final) elem(r) = partial;
           if (r < g) partial += sizes(2 * (base + r));
         });
     Kokkos::parallel_for(
-        phase + "subsegment_starts", Kokkos::RangePolicy<ExecSpace>(exec, 0, g + 1), KOKKOS_LAMBDA(const I64 r) {
+        phase + "subsegment_starts", Impl::Range<ExecSpace>(exec, 0, g + 1), KOKKOS_LAMBDA(const I64 r) {
           if (r == g) {
             sub(seg(g)) = elem(g);
             return;
@@ -95,7 +96,7 @@ std::size_t segmented_merge_rows(const ExecSpace& exec, const Views& v, const Pe
     Scalar* v_ptr = Numeric ? vals.data() : nullptr;
     const I64 q = entries;
     Kokkos::parallel_for(
-        phase + "expand", Kokkos::RangePolicy<ExecSpace>(exec, 0, elements), KOKKOS_LAMBDA(const I64 i) {
+        phase + "expand", Impl::Range<ExecSpace>(exec, 0, elements), KOKKOS_LAMBDA(const I64 i) {
           const I64 s = last_at_or_below(sub, q, i);
           const I64 r = last_at_or_below(seg, g, s);
           const Ordinal row = perm(first + base + r);

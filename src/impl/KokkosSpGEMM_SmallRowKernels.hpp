@@ -3,6 +3,7 @@
 #ifndef KOKKOSSPGEMM_SMALLROWKERNELS_HPP
 #define KOKKOSSPGEMM_SMALLROWKERNELS_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <impl/KokkosSpGEMM_MemoryPool.hpp>
 #include <impl/KokkosSpGEMM_RowSort.hpp>
 
@@ -44,7 +45,7 @@ template <class ExecSpace, bool Numeric, class Views, class Perm>
 void single_entry_rows(const ExecSpace& exec, const Views& v, const Perm& perm, std::int64_t first, std::int64_t rows) {
   Kokkos::parallel_for(
       Numeric ? "KokkosSpGEMM::Numeric::single_entry_rows" : "KokkosSpGEMM::Symbolic::single_entry_rows",
-      Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), SingleEntryRowsKernel<Numeric, Views, Perm>{v, perm, first});
+      Impl::Range<ExecSpace>(exec, 0, rows), SingleEntryRowsKernel<Numeric, Views, Perm>{v, perm, first});
 }
 
 /// The dense accumulator (kkSpGEMM's kkdense) for CPU spaces: per thread, in one pool chunk, a bitmap of

@@ -3,6 +3,7 @@
 #ifndef KOKKOSSPGEMM_SPARSEADD_HPP
 #define KOKKOSSPGEMM_SPARSEADD_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -27,7 +28,7 @@ Matrix add_sorted(const ExecSpace& exec, const Matrix& x, const Matrix& y, const
   typename Matrix::row_map_type row_map("KokkosSpGEMM::SparseAdd::row_map", static_cast<std::size_t>(rows) + 1);
   std::int64_t nnz = 0;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::SparseAdd::count", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::SparseAdd::count", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const Ordinal i, std::int64_t& sum) {
         auto p = xr(i), q = yr(i);
         const auto pe = xr(i + 1), qe = yr(i + 1);
@@ -49,7 +50,7 @@ Matrix add_sorted(const ExecSpace& exec, const Matrix& x, const Matrix& y, const
       "nnz(C) = " << nnz << " does not fit C's " << sizeof(Offset) * 8
                   << "-bit offset type; use a 64-bit Offset for C");
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::SparseAdd::scan", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::SparseAdd::scan", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const Ordinal i, Offset& partial, const bool final) {
         partial += row_map(i + 1);
         if (final) row_map(i + 1) = partial;
@@ -61,7 +62,7 @@ Matrix add_sorted(const ExecSpace& exec, const Matrix& x, const Matrix& y, const
   const auto cc = c.entries();
   const auto cv = c.values();
   Kokkos::parallel_for(
-      "KokkosSpGEMM::SparseAdd::merge", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const Ordinal i) {
+      "KokkosSpGEMM::SparseAdd::merge", Impl::Range<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const Ordinal i) {
         auto p = xr(i), q = yr(i), o = row_map(i);
         const auto pe = xr(i + 1), qe = yr(i + 1);
         while (p < pe || q < qe) {

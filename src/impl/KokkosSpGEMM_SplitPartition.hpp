@@ -4,6 +4,7 @@
 #ifndef KOKKOSSPGEMM_SPLITPARTITION_HPP
 #define KOKKOSSPGEMM_SPLITPARTITION_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -27,7 +28,7 @@ std::int64_t split_threshold(const ExecSpace& exec, const AMatrix& a, const BMat
   Kokkos::View<std::int64_t*, Space> col_count("KokkosSpGEMM::Split::col_count", k_rows);
   const auto a_cols = a.entries();
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Split::count_columns", Kokkos::RangePolicy<ExecSpace>(exec, 0, a_cols.extent(0)),
+      "KokkosSpGEMM::Split::count_columns", Impl::Range<ExecSpace>(exec, 0, a_cols.extent(0)),
       KOKKOS_LAMBDA(const std::size_t e) { Kokkos::atomic_add(&col_count(a_cols(e)), std::int64_t(1)); });
   const auto counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), col_count);
   const auto b_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.row_map());
@@ -75,7 +76,7 @@ void split_by_b_rows(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, 
   typename Out::row_map_type h_rows("KokkosSpGEMM::Split::host_rows", static_cast<std::size_t>(rows) + 1);
   typename Out::row_map_type d_rows("KokkosSpGEMM::Split::device_rows", static_cast<std::size_t>(rows) + 1);
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Split::count", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const Ordinal i) {
+      "KokkosSpGEMM::Split::count", Impl::Range<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const Ordinal i) {
         Offset n = 0;
         for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {
           const Ordinal k = a_cols(e);
@@ -86,14 +87,14 @@ void split_by_b_rows(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, 
       });
   Offset h_nnz = 0, d_nnz = 0;
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::Split::scan_host", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::Split::scan_host", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const Ordinal i, Offset& partial, const bool final) {
         partial += h_rows(i + 1);
         if (final) h_rows(i + 1) = partial;
       },
       h_nnz);
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::Split::scan_device", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::Split::scan_device", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const Ordinal i, Offset& partial, const bool final) {
         partial += d_rows(i + 1);
         if (final) d_rows(i + 1) = partial;
@@ -108,7 +109,7 @@ void split_by_b_rows(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, 
   const auto d_cols = out_device.entries();
   const auto d_vals = out_device.values();
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Split::fill", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const Ordinal i) {
+      "KokkosSpGEMM::Split::fill", Impl::Range<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const Ordinal i) {
         Offset h = h_rows(i), d = d_rows(i);
         for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {
           const Ordinal k = a_cols(e);

@@ -4,6 +4,7 @@
 #ifndef KOKKOSSPGEMM_SYMBOLIC_HPP
 #define KOKKOSSPGEMM_SYMBOLIC_HPP
 
+#include <KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
 #include <impl/KokkosSpGEMM_CompressedB.hpp>
@@ -13,6 +14,7 @@
 #include <impl/KokkosSpGEMM_RowBins.hpp>
 #include <impl/KokkosSpGEMM_RowBounds.hpp>
 #include <impl/KokkosSpGEMM_RowKernelLaunch.hpp>
+#include <impl/KokkosSpGEMM_Workspace.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -53,7 +55,7 @@ std::uint64_t pattern_hash(const ExecSpace& exec, const Matrix& m) {
   const std::int64_t n = static_cast<std::int64_t>(cols.extent(0)) + static_cast<std::int64_t>(row_map.extent(0));
   const std::int64_t nnz = cols.extent(0);
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::InputChecks::pattern_hash", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
+      "KokkosSpGEMM::InputChecks::pattern_hash", Impl::Range<ExecSpace>(exec, 0, n),
       KOKKOS_LAMBDA(const std::int64_t i, std::uint64_t& sum) {
         std::uint64_t x = i < nnz ? static_cast<std::uint64_t>(cols(i)) : static_cast<std::uint64_t>(row_map(i - nnz));
         x ^= static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
@@ -87,19 +89,22 @@ StructureSignature signature_of(const ExecSpace& exec, const Handle& handle, con
 /// sorted runs, and merging them costs less than hashing then sorting nearly as many entries. A merge takes
 /// log2(rows of B met) rounds, so bins whose rows of A are long on average keep hashing (sinc18: 61 per row, merged
 /// 0.5x as fast as hashed; uniform 10^6 x 32: 32 per row, 2.4x; R-MAT bins: 3 to 43, 1.2 to 1.6x).
+/// Workspace bytes the symbolic phase plans beyond the row analysis: bin counts and small pools.
+constexpr std::size_t symbolic_workspace_pools = std::size_t(1) << 18;
+
 constexpr int auto_merge_first_bin = 11;  // bound > 512
 constexpr std::int64_t auto_merge_max_compression = 2;
 constexpr std::int64_t auto_merge_max_mean_a_row = 48;
 
 template <class ExecSpace, class Views>
-void choose_auto_merge_bins(const ExecSpace& exec, const Views& v, std::int64_t rows, ProductBinMask& mask) {
-  using Space = typename ExecSpace::memory_space;
+void choose_auto_merge_bins(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, std::int64_t rows,
+                            ProductBinMask& mask) {
   using Ordinal = typename Views::ordinal_type;
   // Per bin: products, sizes of C, entries of A, rows.
-  Kokkos::View<std::int64_t*, Space> totals("KokkosSpGEMM::Symbolic::bin_totals", 4 * num_row_bins);
+  const auto totals =
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::bin_totals", 4 * num_row_bins);
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Symbolic::bin_totals", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
-      KOKKOS_LAMBDA(const std::int64_t i) {
+      "KokkosSpGEMM::Symbolic::bin_totals", Impl::Range<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
         const int b = row_bin_of(v.row_bound(static_cast<Ordinal>(i)));
         if (b < auto_merge_first_bin) return;
         Kokkos::atomic_add(&totals(4 * b), v.row_products(i));
@@ -121,7 +126,7 @@ void choose_auto_merge_bins(const ExecSpace& exec, const Views& v, std::int64_t 
   // Merging needs B's rows sorted; Auto accepts any B, so it keeps hashing when they are not.
   std::int64_t unsorted = 0;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::Symbolic::b_rows_sorted", Kokkos::RangePolicy<ExecSpace>(exec, 0, v.b_cols.extent(0)),
+      "KokkosSpGEMM::Symbolic::b_rows_sorted", Impl::Range<ExecSpace>(exec, 0, v.b_cols.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t e, std::int64_t& bad) {
         if (e > 0 && v.b_cols(e) < v.b_cols(e - 1)) {
           // A fall inside a row (not at a row start) breaks the order.
@@ -149,16 +154,22 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   KOKKOSSPGEMM_REQUIRE(budget == 0 || first_bytes < budget, OutOfMemory, "spgemm_symbolic",
                        "the row analysis and C's row map need " << first_bytes << " bytes, over the memory budget of "
                                                                 << budget << " bytes");
-  typename CMatrix::row_map_type row_map("KokkosSpGEMM::Symbolic::C_row_map", static_cast<std::size_t>(rows) + 1);
-  c = CMatrix(rows, b.num_cols(), row_map, typename CMatrix::entries_type("KokkosSpGEMM::C::entries", 0),
-              typename CMatrix::values_type("KokkosSpGEMM::C::values", 0));
+  typename CMatrix::row_map_type row_map(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::C_row_map"),
+                                         static_cast<std::size_t>(rows) + 1);
+  c = CMatrix(rows, b.num_cols(), row_map,
+              typename CMatrix::entries_type(Kokkos::view_alloc(exec, "KokkosSpGEMM::C::entries"), 0),
+              typename CMatrix::values_type(Kokkos::view_alloc(exec, "KokkosSpGEMM::C::values"), 0));
 
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
-  Kokkos::View<std::int64_t*, Space> products(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::RowBounds::products"), rows);
+  // The row analysis, bin counts and small pools in one allocation (under a budget, the pools allocate their own).
+  // At most as much again as the analysis: small products keep a small peak.
+  const std::size_t analysis_in_workspace = static_cast<std::size_t>(rows) * 2 * sizeof(std::int64_t);
+  const std::size_t workspace_pools = budget > 0 ? 0 : min_of(symbolic_workspace_pools, analysis_in_workspace);
+  Workspace<ExecSpace> workspace(exec, analysis_in_workspace + workspace_pools);
+  const auto products = workspace.template take<std::int64_t>("KokkosSpGEMM::RowBounds::products", rows);
   const RowBoundsTotals totals = compute_row_bounds(exec, a, b, products);
   v.row_products = products;
-  v.row_sizes = Kokkos::View<std::int64_t*, Space>("KokkosSpGEMM::Symbolic::row_sizes", rows);
+  v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
 
   const bool rmerge = handle.options().algorithm == Algorithm::RMerge;
   // The CPU dense accumulator takes every row alike: one bin of all rows in order.
@@ -166,7 +177,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const BinConfig dense_rows =
       configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols());
   const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
-                             : bin_rows(exec, rows, ProductBound<decltype(v)>{v});
+                             : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v});
   ProductBinMask mask;
   std::size_t compressed_b_bytes = 0;
   if (rmerge) {
@@ -184,7 +195,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
       break;
     }
     handle.m_symbolic_pool_bytes =
-        launch_row_kernels<false>(exec, v, bins, handle.m_symbolic_configs, handle.options(),
+        launch_row_kernels<false>(exec, workspace, v, bins, handle.m_symbolic_configs, handle.options(),
                                   budget > 0 ? budget - first_bytes - compressed_b_bytes : 0);
     for (const BinConfig& cfg : handle.m_symbolic_configs) mask.product[cfg.bin] = is_product_kernel(cfg.kernel);
     v.bc_rows = decltype(v.bc_rows)();  // freed: the numeric phase reads B itself
@@ -195,7 +206,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   std::int64_t nnz = 0;
   const auto sizes = v.row_sizes;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::Symbolic::nnz", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::Symbolic::nnz", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const Ordinal i, std::int64_t& sum) { sum += sizes(i); }, nnz);
   KOKKOSSPGEMM_REQUIRE(
       static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max()), IndexOverflow,
@@ -203,7 +214,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
       "nnz(C) = " << nnz << " does not fit C's " << sizeof(Offset) * 8
                   << "-bit offset type; use a 64-bit Offset for C");
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::Symbolic::row_map", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows),
+      "KokkosSpGEMM::Symbolic::row_map", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const Ordinal i, std::int64_t& partial, const bool final) {
         partial += sizes(i);
         if (final) row_map(i + 1) = static_cast<Offset>(partial);
@@ -220,7 +231,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
       scratch_budget<ExecSpace>(options));
   if (options.algorithm == Algorithm::Auto && BackendTraits<ExecSpace>::is_gpu && options.sorted &&
       !options.deterministic && !bitmap_rows) {
-    choose_auto_merge_bins(exec, v, rows, mask);
+    choose_auto_merge_bins(exec, workspace, v, rows, mask);
   }
   if (in_order) {
     handle.m_numeric_bins = bins;
@@ -228,7 +239,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   } else if (!rmerge) {
     Options hash_family = handle.options();
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
-    handle.m_numeric_bins = bin_rows(exec, rows, ExactSize<decltype(v)>{v, mask});
+    handle.m_numeric_bins = bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask});
     handle.m_numeric_configs =
         configure_bins<ExecSpace, Ordinal, Scalar, true>(handle.m_numeric_bins, b.num_cols(), hash_family);
     // Bins the symbolic phase ran with a sorted-row kernel keep it; bins Auto moved to merging get the merge kernel.
@@ -249,7 +260,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   handle.m_nnz = nnz;
   handle.m_products = totals.products;
   handle.m_max_row_products = totals.max_products;
-  handle.m_peak_extra_bytes = analysis_bytes + handle.m_symbolic_pool_bytes + compressed_b_bytes;
+  // The permutations are their own allocations; the workspace holds the rest of the analysis and the pools.
+  handle.m_peak_extra_bytes = static_cast<std::size_t>(rows) * 2 * sizeof(Ordinal) +
+                              workspace.peak_bytes(handle.m_symbolic_pool_bytes) + compressed_b_bytes;
   handle.m_signature = signature_of(exec, handle, a, b);
   handle.m_done = true;
 }

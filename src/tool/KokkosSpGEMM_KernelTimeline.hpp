@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <string>
@@ -22,11 +23,23 @@ struct KernelTimeline {
     int count = 0;
     double seconds = 0;
   };
-  std::map<std::string, Entry> kernels;
+  std::map<std::string, Entry> kernels, allocated;  // allocated: count and bytes (as seconds' slot) per label
   Entry copies, allocations;
   std::uint64_t allocated_bytes = 0;
   std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> open;
   std::chrono::steady_clock::time_point copy_start;
+  std::vector<std::pair<std::chrono::steady_clock::time_point, std::string>> events;
+  static void event(std::string what) {
+    current().events.emplace_back(std::chrono::steady_clock::now(), std::move(what));
+  }
+  static void begin_fence(const char* name, const std::uint32_t, std::uint64_t* id) {
+    *id = 0;
+    event(std::string("fence ") + name);
+  }
+  static void end_fence(const std::uint64_t) { event("fence done"); }
+  static void free_data(Kokkos_Profiling_SpaceHandle, const char* label, const void*, std::uint64_t bytes) {
+    event(std::string("free ") + label + " " + std::to_string(bytes));
+  }
 
   static KernelTimeline& current() {
     static KernelTimeline t;
@@ -38,6 +51,7 @@ struct KernelTimeline {
   static void begin(const char* name, const std::uint32_t, std::uint64_t* id) {
     auto& t = current();
     *id = t.open.size();
+    event(std::string("begin ") + name);
     t.open.emplace_back(name, std::chrono::steady_clock::now());
   }
   static void end(const std::uint64_t id) {
@@ -45,19 +59,25 @@ struct KernelTimeline {
     Entry& e = t.kernels[t.open[id].first];
     ++e.count;
     e.seconds += since(t.open[id].second);
+    event("end");
   }
   static void begin_copy(Kokkos_Profiling_SpaceHandle, const char*, const void*, Kokkos_Profiling_SpaceHandle,
                          const char*, const void*, std::uint64_t) {
     current().copy_start = std::chrono::steady_clock::now();
+    event("copy");
   }
   static void end_copy() {
     auto& t = current();
     ++t.copies.count;
     t.copies.seconds += since(t.copy_start);
   }
-  static void allocate(Kokkos_Profiling_SpaceHandle, const char*, const void*, std::uint64_t bytes) {
+  static void allocate(Kokkos_Profiling_SpaceHandle, const char* label, const void*, std::uint64_t bytes) {
     ++current().allocations.count;
     current().allocated_bytes += bytes;
+    event(std::string("alloc ") + label + " " + std::to_string(bytes));
+    Entry& e = current().allocated[label];
+    ++e.count;
+    e.seconds += bytes;
   }
 
   /// Runs f with the callbacks on and prints the breakdown of its wall time.
@@ -65,15 +85,25 @@ struct KernelTimeline {
     namespace T = Kokkos::Tools::Experimental;
     Kokkos::fence();
     current() = KernelTimeline();
-    T::set_begin_parallel_for_callback(&begin);
-    T::set_begin_parallel_reduce_callback(&begin);
-    T::set_begin_parallel_scan_callback(&begin);
-    T::set_end_parallel_for_callback(&end);
-    T::set_end_parallel_reduce_callback(&end);
-    T::set_end_parallel_scan_callback(&end);
+    // KOKKOSSPGEMM_TIMELINE=async: no kernel callbacks (Kokkos fences around those), so the events show where the
+    // host really waits (fences, copies, frees).
+    const char* timeline = std::getenv("KOKKOSSPGEMM_TIMELINE");
+    const bool async = timeline && std::string(timeline) == "async";
+    if (!async) {
+      T::set_begin_parallel_for_callback(&begin);
+      T::set_begin_parallel_reduce_callback(&begin);
+      T::set_begin_parallel_scan_callback(&begin);
+      T::set_end_parallel_for_callback(&end);
+      T::set_end_parallel_reduce_callback(&end);
+      T::set_end_parallel_scan_callback(&end);
+    } else {
+      T::set_begin_fence_callback(&begin_fence);
+      T::set_end_fence_callback(&end_fence);
+    }
     T::set_begin_deep_copy_callback(&begin_copy);
     T::set_end_deep_copy_callback(&end_copy);
     T::set_allocate_data_callback(&allocate);
+    T::set_deallocate_data_callback(&free_data);
     const auto t0 = std::chrono::steady_clock::now();
     f();
     Kokkos::fence();
@@ -87,6 +117,9 @@ struct KernelTimeline {
     T::set_begin_deep_copy_callback(nullptr);
     T::set_end_deep_copy_callback(nullptr);
     T::set_allocate_data_callback(nullptr);
+    T::set_deallocate_data_callback(nullptr);
+    T::set_begin_fence_callback(nullptr);
+    T::set_end_fence_callback(nullptr);
     const auto& t = current();
     std::vector<std::pair<std::string, Entry>> rows(t.kernels.begin(), t.kernels.end());
     std::sort(rows.begin(), rows.end(),
@@ -104,6 +137,14 @@ struct KernelTimeline {
         wall - kernels - t.copies.seconds);
     for (const auto& r : rows) {
       std::printf("  %10.6f s %5d x  %s\n", r.second.seconds, r.second.count, r.first.c_str());
+    }
+    if (timeline) {
+      for (const auto& [when, what] : t.events) {
+        std::printf("    %9.1f us  %s\n", std::chrono::duration<double>(when - t0).count() * 1e6, what.c_str());
+      }
+    }
+    for (const auto& [label, e] : t.allocated) {
+      std::printf("  allocated %5d x %12.0f B  %s\n", e.count, e.seconds, label.c_str());
     }
   }
 };

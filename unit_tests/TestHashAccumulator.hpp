@@ -1,0 +1,90 @@
+// The row accumulator's hash table on TEST_EXECSPACE: keys whose home slots coincide must still reach every slot
+// (the collision stride is odd), find() must follow the insert's probe sequence, and a full window must say so. Then
+// the table inside SpGEMM on rows whose columns wrap onto each other (columns a table capacity apart), every path.
+#include <SpGEMMTestHelpers.hpp>
+
+namespace KokkosSpGEMMTest {
+
+/// Inserts `count` keys of one home slot into a table of `capacity` slots with a window of the whole table, then
+/// looks each up; returns (keys inserted, keys found at their own distinct slot, result of one more insert).
+template <bool Atomic>
+std::vector<int> fill_one_home_slot(int capacity, int count) {
+  using Exec = TEST_EXECSPACE;
+  using Table = KokkosSpGEMM::Impl::HashTable<int, double, Atomic>;
+  Kokkos::View<int*, Exec::memory_space> keys("keys", capacity);
+  Kokkos::View<double*, Exec::memory_space> values("values", capacity);
+  Kokkos::View<int*, Exec::memory_space> out("out", 3);
+  Kokkos::deep_copy(keys, Table::empty);
+  Kokkos::parallel_for(
+      "test_hash_fill", Kokkos::RangePolicy<Exec>(Exec(), 0, 1), KOKKOS_LAMBDA(const int) {
+        const Table t{keys.data(), values.data(), capacity - 1};
+        for (int i = 0; i < count; ++i) {
+          // Same home slot (5) for all: key = 5 + i * capacity.
+          if (t.insert_add(5 + i * capacity, 1.0 + i, capacity) == KokkosSpGEMM::Impl::InsertResult::Inserted) {
+            ++out(0);
+          }
+        }
+        for (int i = 0; i < count; ++i) {
+          const int s = t.find(5 + i * capacity, capacity);
+          if (s >= 0 && keys(s) == 5 + i * capacity && values(s) == 1.0 + i) ++out(1);
+        }
+        out(2) = static_cast<int>(t.insert_add(7 + count * capacity, 1.0, capacity));
+      });
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  return {host(0), host(1), host(2)};
+}
+
+TEST(TEST_CATEGORY, hash_table_one_home_slot_reaches_every_slot) {
+  const int full = static_cast<int>(KokkosSpGEMM::Impl::InsertResult::Full);
+  const int inserted = static_cast<int>(KokkosSpGEMM::Impl::InsertResult::Inserted);
+  for (int capacity : {1, 2, 8, 64, 1024}) {
+    const auto plain = fill_one_home_slot<false>(capacity, capacity);
+    EXPECT_EQ(plain, (std::vector<int>{capacity, capacity, full})) << "capacity " << capacity;
+    const auto atomic = fill_one_home_slot<true>(capacity, capacity);
+    EXPECT_EQ(atomic, (std::vector<int>{capacity, capacity, full})) << "capacity " << capacity;
+    if (capacity > 1) {
+      const auto half = fill_one_home_slot<true>(capacity, capacity / 2);
+      EXPECT_EQ(half, (std::vector<int>{capacity / 2, capacity / 2, inserted})) << "capacity " << capacity;
+    }
+  }
+}
+
+/// Rows of C whose columns come in runs a power of two apart (they share home slots in every table size up to that
+/// power), from rows of A of many short rows of B (the rajat01 shape) and from few long ones.
+inline std::pair<HostCsr<double>, HostCsr<double>> wrapping_columns_case(int runs, int run_length, int a_len) {
+  const int stride = 2048, b_rows = 4 * a_len, b_cols = runs * stride;
+  std::vector<std::vector<std::pair<int, double>>> a(6), b(b_rows);
+  std::uint64_t x = 777;
+  auto next = [&x]() {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x >> 33;
+  };
+  for (int r = 0; r < 6; ++r) {
+    for (int e = 0; e < a_len >> r; ++e) a[r].push_back({static_cast<int>(next() % b_rows), 1.0 + e % 5});
+  }
+  for (int k = 0; k < b_rows; ++k) {
+    const int len = 1 + static_cast<int>(next() % (2 * run_length * runs / a_len + 1));
+    for (int j = 0; j < len; ++j) {
+      const int run = static_cast<int>(next() % runs), offset = static_cast<int>(next() % run_length);
+      b[k].push_back({run * stride + offset, 0.5 + j % 3});
+    }
+  }
+  return {csr_from_rows<double>(6, b_rows, a), csr_from_rows<double>(b_rows, b_cols, b)};
+}
+
+TEST(TEST_CATEGORY, spgemm_rows_with_wrapping_columns) {
+  using Exec = TEST_EXECSPACE;
+  for (const auto& [runs, run_length, a_len] :
+       std::vector<std::tuple<int, int, int>>{{3, 300, 700}, {8, 120, 64}, {2, 1000, 20}}) {
+    const auto [a, b] = wrapping_columns_case(runs, run_length, a_len);
+    for (const KokkosSpGEMM::Options& o : all_paths()) {
+      expect_matches_reference<Exec>(a, b, o, "wrapping columns, runs " + std::to_string(runs));
+    }
+    KokkosSpGEMM::Options det;
+    det.deterministic = true;
+    expect_matches_reference<Exec>(a, b, det, "wrapping columns, deterministic");
+    check_reuse_rounds<Exec>(a, b, KokkosSpGEMM::Options(), "wrapping columns, reuse");
+  }
+}
+
+}  // namespace KokkosSpGEMMTest
