@@ -16,25 +16,48 @@ struct RowBoundsTotals {
   std::int64_t max_products = 0;  ///< longest row of C before merging duplicates
 };
 
-/// Fills products(i) = sum over a_ik of nnz(B(k,:)) and returns the totals.
+/// Fills products(i) = sum over a_ik of nnz(B(k,:)) and returns the totals. On GPUs a row's entries are split over
+/// a warp's lanes: one thread walking a long row of A was the phase's tail (rajat01's rows of up to 1,442 entries:
+/// 159 us of a 1.9 ms one-shot; perf_tests/NOTES.md, v10).
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
 RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
                                    const ProductsView& products) {
   using Ordinal = typename AMatrix::ordinal_type;
+  using Policy = Impl::Teams<ExecSpace>;
+  using Member = typename Policy::member_type;
   const auto a_rows = a.row_map();
   const auto a_cols = a.entries();
   const auto b_rows = b.row_map();
+  const std::int64_t rows = a.num_rows();
+  const int lanes = BackendTraits<ExecSpace>::max_vector_length;
+  const int rows_per_team = BackendTraits<ExecSpace>::is_gpu ? 8 : 64;
+  const int league = static_cast<int>((rows + rows_per_team - 1) / rows_per_team);
+  if (rows > 0) {
+    Kokkos::parallel_for(
+        "KokkosSpGEMM::RowBounds::products",
+        Policy(exec, league, BackendTraits<ExecSpace>::is_gpu ? rows_per_team : 1, lanes),
+        KOKKOS_LAMBDA(const Member& team) {
+          const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+          const std::int64_t last = first + rows_per_team < rows ? first + rows_per_team : rows;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const std::int64_t i) {
+            std::int64_t p = 0;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(team, a_rows(i), a_rows(i + 1)),
+                [&](const auto e, std::int64_t& sum) {
+                  const Ordinal k = a_cols(e);
+                  sum += static_cast<std::int64_t>(b_rows(k + 1) - b_rows(k));
+                },
+                p);
+            Kokkos::single(Kokkos::PerThread(team), [&]() { products(i) = p; });
+          });
+        });
+  }
   std::int64_t total = 0;
   std::int64_t longest = 0;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::RowBounds::products", Impl::Range<ExecSpace>(exec, 0, a.num_rows()),
-      KOKKOS_LAMBDA(const Ordinal i, std::int64_t& sum, std::int64_t& mx) {
-        std::int64_t p = 0;
-        for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {
-          const Ordinal k = a_cols(e);
-          p += static_cast<std::int64_t>(b_rows(k + 1) - b_rows(k));
-        }
-        products(i) = p;
+      "KokkosSpGEMM::RowBounds::totals", Impl::Range<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, std::int64_t& mx) {
+        const std::int64_t p = products(i);
         sum += p;
         if (p > mx) mx = p;
       },
