@@ -61,6 +61,12 @@ struct HashTable {
     return static_cast<Ordinal>(((static_cast<std::uint32_t>(key) * 2654435769u) >> 17) | 1u);
   }
 
+  /// The slot after s in key's probe sequence; stride is 0 until the first collision computes it.
+  KOKKOS_INLINE_FUNCTION Ordinal next_slot(Ordinal s, Ordinal key, Ordinal& stride) const {
+    if (stride == 0) stride = stride_of(key);
+    return (s + stride) & mask;
+  }
+
   /// Finds or claims the slot of key within window probes. Returns the slot or -1 (window full of other keys).
   KOKKOS_INLINE_FUNCTION Ordinal find_or_claim(Ordinal key, Ordinal window, InsertResult& result) const {
     Ordinal s = slot_of(key);
@@ -83,8 +89,7 @@ struct HashTable {
         result = InsertResult::Found;
         return s;
       }
-      if (stride == 0) stride = stride_of(key);
-      s = (s + stride) & mask;
+      s = next_slot(s, key, stride);
     }
     result = InsertResult::Full;
     return -1;
@@ -94,8 +99,8 @@ struct HashTable {
   /// barrier). An empty slot ends the search, so a key never inserted (even -1) is not found.
   KOKKOS_INLINE_FUNCTION Ordinal find(Ordinal key, Ordinal window) const {
     Ordinal s = slot_of(key);
-    const Ordinal stride = stride_of(key);
-    for (Ordinal probe = 0; probe < window; ++probe, s = (s + stride) & mask) {
+    Ordinal stride = 0;
+    for (Ordinal probe = 0; probe < window; ++probe, s = next_slot(s, key, stride)) {
       const Ordinal current = keys[s];
       if (current == empty) return -1;
       if (current == key) return s;

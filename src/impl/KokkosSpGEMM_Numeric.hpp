@@ -80,9 +80,6 @@ bool columns_confirmed(const ExecSpace& exec, const Handle& handle, bool by_posi
 }
 
 /// retried: this call already found C's columns changed once and made the map anew from them.
-/// Bytes of the numeric phase's workspace (pools, bin counts) when no memory budget is set.
-constexpr std::size_t numeric_workspace_bytes = std::size_t(1) << 18;
-
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
                  bool retried = false) {
@@ -96,8 +93,9 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   const bool make_map = by_positions && (!map.made() || map.columns != static_cast<const void*>(c.entries().data()));
   // Pools and bin counts, allocated only when taken. Calls that use the position map (it fills what the size of C
   // leaves) or run under a budget allocate each take on its own; a full phase plans at most an eighth of C.
-  Workspace<ExecSpace> workspace(
-      exec, pool_budget > 0 || by_positions ? 0 : min_of(numeric_workspace_bytes, c_entry_bytes<CMatrix>(handle) / 8));
+  Workspace<ExecSpace> workspace(exec, pool_budget > 0 || by_positions
+                                           ? 0
+                                           : min_of(workspace_small_pools_bytes, c_entry_bytes<CMatrix>(handle) / 8));
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
   v.known_columns = known;
   handle.m_written_columns = nullptr;  // until this call succeeds

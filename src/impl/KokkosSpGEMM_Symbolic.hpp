@@ -89,9 +89,6 @@ StructureSignature signature_of(const ExecSpace& exec, const Handle& handle, con
 /// sorted runs, and merging them costs less than hashing then sorting nearly as many entries. A merge takes
 /// log2(rows of B met) rounds, so bins whose rows of A are long on average keep hashing (sinc18: 61 per row, merged
 /// 0.5x as fast as hashed; uniform 10^6 x 32: 32 per row, 2.4x; R-MAT bins: 3 to 43, 1.2 to 1.6x).
-/// Workspace bytes the symbolic phase plans beyond the row analysis: bin counts and small pools.
-constexpr std::size_t symbolic_workspace_pools = std::size_t(1) << 18;
-
 constexpr int auto_merge_first_bin = 11;  // bound > 512
 constexpr std::int64_t auto_merge_max_compression = 2;
 constexpr std::int64_t auto_merge_max_mean_a_row = 48;
@@ -164,7 +161,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   // The row analysis, bin counts and small pools in one allocation (under a budget, the pools allocate their own).
   // At most as much again as the analysis: small products keep a small peak.
   const std::size_t analysis_in_workspace = static_cast<std::size_t>(rows) * 2 * sizeof(std::int64_t);
-  const std::size_t workspace_pools = budget > 0 ? 0 : min_of(symbolic_workspace_pools, analysis_in_workspace);
+  const std::size_t workspace_pools = budget > 0 ? 0 : min_of(workspace_small_pools_bytes, analysis_in_workspace);
   Workspace<ExecSpace> workspace(exec, analysis_in_workspace + workspace_pools);
   const auto products = workspace.template take<std::int64_t>("KokkosSpGEMM::RowBounds::products", rows);
   const RowBoundsTotals totals = compute_row_bounds(exec, a, b, products);
@@ -261,8 +258,8 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   handle.m_products = totals.products;
   handle.m_max_row_products = totals.max_products;
   // The permutations are their own allocations; the workspace holds the rest of the analysis and the pools.
-  handle.m_peak_extra_bytes = static_cast<std::size_t>(rows) * 2 * sizeof(Ordinal) +
-                              workspace.peak_bytes(handle.m_symbolic_pool_bytes) + compressed_b_bytes;
+  handle.m_peak_extra_bytes =
+      analysis_bytes - analysis_in_workspace + workspace.peak_bytes(handle.m_symbolic_pool_bytes) + compressed_b_bytes;
   handle.m_signature = signature_of(exec, handle, a, b);
   handle.m_done = true;
 }

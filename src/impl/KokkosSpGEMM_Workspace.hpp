@@ -22,6 +22,10 @@ struct WorkspaceGrain {
   char bytes[256];
 };
 
+/// Bytes a phase's workspace plans for its small pools and bin counts beyond what it knows it needs (the symbolic
+/// phase's row analysis), when no memory budget is set.
+constexpr std::size_t workspace_small_pools_bytes = std::size_t(1) << 18;
+
 template <class ExecSpace>
 class Workspace {
   using Grain = WorkspaceGrain;
@@ -63,8 +67,6 @@ class Workspace {
   std::size_t mark() const { return m_used; }
   void rewind(std::size_t mark) { m_used = mark < m_used ? mark : m_used; }
   std::size_t capacity() const { return m_block.size() * sizeof(Grain); }
-  /// Whether some take did not fit the block (its memory was allocated on its own).
-  bool spilled() const { return m_spilled; }
   /// Device bytes at most live at once: the block, plus the largest take that did not fit it.
   std::size_t peak_bytes(std::size_t largest_take) const { return capacity() + (m_spilled ? largest_take : 0); }
 
