@@ -102,6 +102,15 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   tiles.reuse_replay = KokkosSpGEMM::ReplayShape::Tiles;
   const std::string large = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, rows, "p2d5(130), rows");
   EXPECT_NE(large.find("thread-rows/position-map"), std::string::npos) << large;
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
+    // Team rows (GPUs): R-MAT's rows meet rows of B of skewed lengths and replay by equal shares of products;
+    // uniform rows meet rows of B of one length and keep entries of A to threads.
+    const std::string skewed = check_reuse_rounds<Exec>(rmat, rmat, rows, "rmat, rows");
+    EXPECT_NE(skewed.find("equal shares"), std::string::npos) << skewed;
+    const std::string even = check_reuse_rounds<Exec>(uniform, uniform, rows, "uniform, rows");
+    EXPECT_NE(even.find("team-row/position-map"), std::string::npos) << even;
+    EXPECT_EQ(even.find("equal shares"), std::string::npos) << even;
+  }
   // Tiles: every mapped bin in runs of one width; tiles of several row and entry windows (p2d5(130): ~8,192
   // products a tile on one CPU thread), tiles within one long row (70,000 products) that own no row.
   for (const auto& [name, a, b] : cases) {

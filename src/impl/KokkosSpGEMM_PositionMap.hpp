@@ -54,6 +54,7 @@ struct TileRuns {
   static constexpr int max_runs = 8;
   struct Run {
     std::int64_t first_tile = 0, tiles = 0, row_begin = 0, row_end = 0, first_byte = 0, first_product = 0;
+    std::int64_t products = 0;
     int width = 1;
   };
   Run run[max_runs];
@@ -73,7 +74,8 @@ struct TileRuns {
     TileRuns runs;
     for (std::size_t r = first; r < mapped.size() && runs.count < max_runs; ++r) {
       const auto& b = mapped[r];
-      runs.run[runs.count++] = {b.first_tile, b.tiles, b.row_begin, b.row_end, b.first_byte, b.first_product, b.width};
+      runs.run[runs.count++] = {b.first_tile, b.tiles,         b.row_begin, b.row_end,
+                                b.first_byte, b.first_product, b.products,  b.width};
     }
     return runs;
   }
@@ -88,9 +90,11 @@ struct PositionMap {
     std::int64_t first_byte = 0;              ///< the bin's places start here in `positions` (4-byte aligned)
     std::int64_t first_product = 0;           ///< product_start of the bin's first row
     bool in_c = false;                        ///< sums kept in C's values (rows too long for scratch), not in scratch
+    bool shares = false;                      ///< team rows: equal shares of each row's products to the threads
     int last_bin = 0;                         ///< adjacent small bins replay in one launch: bins config.bin to last_bin
     std::int64_t row_begin = 0, row_end = 0;  ///< the run's rows in the bins' order
     std::int64_t first_tile = 0, tiles = 0;   ///< tile replay: the run's tiles in tile_rows
+    std::int64_t products = 0;                ///< tile replay: the run's products
   };
 
   const void* columns = nullptr;       ///< C's entries array the map was made for (null: no map)
@@ -101,11 +105,11 @@ struct PositionMap {
   Kokkos::View<std::int64_t*, MemorySpace> product_start;  ///< mapped products before each row, in the bins' order
   Kokkos::View<std::int32_t*, MemorySpace>
       entry_offsets;  ///< team-row bins: products before each entry of A in its row
-  /// Tile replay (ReplayShape::Tiles): tile t holds the rows whose first product falls in the t-th run of
-  /// tile_products products of its run of bins, rows [tile_rows(t), tile_rows(t + 1)) within the run's.
+  /// Tile replay (ReplayShape::Tiles): tile t holds the t-th tile_products products of its run of bins (numbered
+  /// within the run), from row tile_rows(t), the row holding its first product, to row tile_rows(t + 1).
   Kokkos::View<std::int64_t*, MemorySpace> tile_rows;
   std::int64_t tile_products = 0;
-  std::uint64_t checksum = 0;                      ///< of C's columns in the mapped rows, when made
+  std::uint64_t checksum = 0;  ///< of C's columns in the mapped rows (tile replay: in all rows), when made
   Kokkos::View<std::uint64_t, MemorySpace> check;  ///< the same, recomputed on the device by each replay
 
   bool made() const { return columns != nullptr; }
@@ -124,6 +128,7 @@ struct PositionMap {
            (b.tiles > 0 ? ", " + std::to_string(b.tiles) + " tiles of ~" + std::to_string(tile_products) + " products"
                         : std::string()) +
            (b.last_bin > b.config.bin ? ", with bins up to " + std::to_string(b.last_bin) : std::string()) +
+           (b.shares ? ", equal shares of a row's products" : std::string()) +
            (b.in_c ? ", sums in C\n" : ", sums in scratch\n");
     }
     if (!gathered.empty()) {

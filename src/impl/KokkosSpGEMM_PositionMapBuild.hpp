@@ -10,6 +10,7 @@
 #include <impl/KokkosSpGEMM_HashAccumulator.hpp>
 #include <impl/KokkosSpGEMM_MemoryPool.hpp>
 #include <impl/KokkosSpGEMM_PositionMap.hpp>
+#include <impl/KokkosSpGEMM_PositionReplay.hpp>
 #include <impl/KokkosSpGEMM_RowBins.hpp>
 #include <impl/KokkosSpGEMM_RowKernelLaunch.hpp>
 
@@ -146,6 +147,15 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
   return c;
 }
 
+/// Whether a team-row run replays by equal shares of each row's products (ReplayTeamRowKernel<..., true>) rather
+/// than by entries of A to threads: where the rows of B met are skewed, the longest over 4x their mean (R-MAT meets
+/// rows of 1 to 10^4 entries; a thread met a hub's row while the team waited: H100, R-MAT s16 e16 8.8 -> 7.0 ms a
+/// reuse call). Rows of B of about one length keep the entries: shares cost registers and a search each (uniform
+/// 10^6 x 32, 58 registers against 40: 15.5 -> 24.4 ms).
+inline bool replay_by_shares(std::int64_t products, std::int64_t a_entries, std::int64_t longest_b) {
+  return a_entries > 0 && longest_b * a_entries > 4 * products;
+}
+
 /// One team per row: C's columns go into a table (scratch, or a pool chunk for long rows) with their places, then
 /// every product of the row looks its column up and writes the place. Entries of A are walked in order by the whole
 /// team (a one-time pass), which gives each its product offset for the team-row replay. A product whose column the
@@ -238,8 +248,8 @@ struct PositionMapBuildKernel {
   }
 };
 
-/// Fills map.tile_rows: each tile's first row is the first of its run whose first product is at or past the tile's
-/// start (a binary search over product_start); a final entry closes the last tile.
+/// Fills map.tile_rows: each tile's first row is the row of its run holding the tile's first product (the last
+/// whose first product is at or before it: a binary search over product_start); a final entry closes the last tile.
 template <class ExecSpace, class Map>
 void make_tile_rows(const ExecSpace& exec, Map& map) {
   using Runs = TileRuns;
@@ -261,16 +271,16 @@ void make_tile_rows(const ExecSpace& exec, Map& map) {
           }
           const auto& run = runs.run[runs.find(t)];
           const std::int64_t target = run.first_product + (t - run.first_tile) * tile;
-          std::int64_t lo = run.row_begin, hi = run.row_end;  // first row in [lo, hi) starting at or past target
+          std::int64_t lo = run.row_begin, hi = run.row_end;  // first row in [lo, hi) starting past target
           while (lo < hi) {
             const std::int64_t mid = lo + (hi - lo) / 2;
-            if (start(mid) < target) {
+            if (start(mid) <= target) {
               lo = mid + 1;
             } else {
               hi = mid;
             }
           }
-          tile_rows(t) = lo;
+          tile_rows(t) = lo - 1;
         });
   }
 }
@@ -301,23 +311,26 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   }
   map.bins = bin_rows(exec, workspace, rows, RowLengthOfC<decltype(v.c_rows)>{v.c_rows});
 
-  // Per bin: products, entries of A, most products in a row.
+  // Per bin: products, entries of A, most products in a row, longest row of B met.
   const std::size_t totals_mark = workspace.mark();
   const auto totals =
-      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::PositionMap::bin_totals", 3 * num_row_bins);
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::PositionMap::bin_totals", 4 * num_row_bins);
   Kokkos::parallel_for(
       "KokkosSpGEMM::PositionMap::bin_totals", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const std::int64_t i) {
         const int b = row_bin_of(static_cast<std::int64_t>(v.c_rows(i + 1) - v.c_rows(i)));
         if (b < 1) return;
-        std::int64_t p = 0;
+        std::int64_t p = 0, longest = 0;
         for (auto e = v.a_rows(i); e < v.a_rows(i + 1); ++e) {
           const Ordinal k = v.a_cols(e);
-          p += static_cast<std::int64_t>(v.b_rows(k + 1) - v.b_rows(k));
+          const std::int64_t length = static_cast<std::int64_t>(v.b_rows(k + 1) - v.b_rows(k));
+          p += length;
+          longest = max_of(longest, length);
         }
-        Kokkos::atomic_add(&totals(3 * b), p);
-        Kokkos::atomic_add(&totals(3 * b + 1), static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i)));
-        Kokkos::atomic_fetch_max(&totals(3 * b + 2), p);
+        Kokkos::atomic_add(&totals(4 * b), p);
+        Kokkos::atomic_add(&totals(4 * b + 1), static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i)));
+        Kokkos::atomic_fetch_max(&totals(4 * b + 2), p);
+        Kokkos::atomic_fetch_max(&totals(4 * b + 3), longest);
       });
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
   workspace.rewind(totals_mark);
@@ -328,7 +341,11 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   const std::size_t entry_offset_bytes = v.a_cols.extent(0) * sizeof(std::int32_t);
   struct Chosen {
     int bin, width;
-    std::int64_t products, a_entries, first_byte, first_product;
+    std::int64_t products, a_entries, longest_b, first_byte, first_product;
+  };
+  // A team-row bin keeps its sums in C when its rows outgrow scratch: runs do not mix the two.
+  auto sums_in_c = [&](int b) {
+    return row_bin_bound(b) * static_cast<std::int64_t>(sizeof(Scalar)) > scratch_budget<ExecSpace>(options);
   };
   std::vector<Chosen> chosen;
   std::size_t used = overhead;
@@ -337,10 +354,10 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   MappedBins mask;
   const bool few_rows = rows < replay_few_rows;
   std::int64_t all_products = 0;  // over the rows with work, mapped or not
-  for (int b = 1; b < num_row_bins; ++b) all_products += host(3 * b);
+  for (int b = 1; b < num_row_bins; ++b) all_products += host(4 * b);
   const bool tiles = replay_by_tiles<ExecSpace>(options, all_products, rows);
   for (int b = 1; b < num_row_bins; ++b) {
-    const std::int64_t bin_products = host(3 * b), most = host(3 * b + 2);
+    const std::int64_t bin_products = host(4 * b), most = host(4 * b + 2);
     if (map.bins.count(b) == 0 || most > std::numeric_limits<std::int32_t>::max()) continue;
     const int width = position_width(row_bin_bound(b));
     const std::int64_t start = chosen.empty() || chosen.back().width == width ? bytes : (bytes + 3) / 4 * 4;
@@ -351,7 +368,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     if (used + need > limit) continue;
     used += need;
     offsets = offsets || team_row;
-    chosen.push_back({b, width, bin_products, host(3 * b + 1), start, products});
+    chosen.push_back({b, width, bin_products, host(4 * b + 1), host(4 * b + 3), start, products});
     bytes = start + bin_products * width;
     products += bin_products;
     mask.mapped[b] = true;
@@ -362,18 +379,20 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   for (std::size_t i = 0; i < chosen.size();) {
     const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(chosen[i].bin), few_rows, options);
     std::int64_t run_rows = map.bins.count(chosen[i].bin), run_products = chosen[i].products;
-    std::int64_t run_entries = chosen[i].a_entries;
+    std::int64_t run_entries = chosen[i].a_entries, run_longest_b = chosen[i].longest_b;
     std::size_t j = i + 1;
     auto joins = [&](std::size_t j) {
       if (chosen[j].width != chosen[i].width) return false;
       if (tiles) return map.bins.offsets[chosen[j].bin] == map.bins.offsets[chosen[j - 1].bin + 1];
       return run_rows < (std::int64_t(1) << 16) && chosen[j].bin == chosen[j - 1].bin + 1 &&
-             replay_team_rows<ExecSpace>(row_bin_bound(chosen[j].bin), few_rows, options) == team_row;
+             replay_team_rows<ExecSpace>(row_bin_bound(chosen[j].bin), few_rows, options) == team_row &&
+             (!team_row || sums_in_c(chosen[j].bin) == sums_in_c(chosen[i].bin));
     };
     while (j < chosen.size() && joins(j)) {
       run_rows += map.bins.count(chosen[j].bin);
       run_products += chosen[j].products;
       run_entries += chosen[j].a_entries;
+      run_longest_b = max_of(run_longest_b, chosen[j].longest_b);
       ++j;
     }
     typename Map::Bin mb;
@@ -382,6 +401,8 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     mb.config.bin = chosen[i].bin;  // the run's rows start at its first bin's
     mb.last_bin = chosen[j - 1].bin;
     mb.width = chosen[i].width;
+    mb.shares =
+        mb.config.kernel == RowKernel::ReplayTeamRow && replay_by_shares(run_products, run_entries, run_longest_b);
     mb.first_byte = chosen[i].first_byte;
     mb.first_product = chosen[i].first_product;
     mb.row_begin = map.bins.offsets[chosen[i].bin];
@@ -403,7 +424,8 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
       mb.config.vector_length = lanes;
       mb.config.team_size = replay_tile_team_size<ExecSpace>();
       mb.first_tile = next;
-      mb.tiles = (end - mb.first_product + map.tile_products - 1) / map.tile_products;
+      mb.products = end - mb.first_product;
+      mb.tiles = (mb.products + map.tile_products - 1) / map.tile_products;
       next += mb.tiles;
     }
   }
@@ -481,6 +503,8 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     Kokkos::parallel_for("KokkosSpGEMM::PositionMap::make_bin_" + std::to_string(c.bin), policy, k);
     workspace.rewind(pool_mark);  // the next bin's kernel runs after this one
   }
+  // A tile replay checks all of C's columns (its tiles do not own rows): the map's checksum likewise.
+  if (tiles) start_tile_replay(exec, v, status, false);
   std::uint64_t found[2] = {0, 0};
   Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 2), status);
   exec.fence();

@@ -63,7 +63,7 @@ KOKKOS_INLINE_FUNCTION typename Views::ordinal_type replay_entry(const Views& v,
   const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
   with_width(width, [&](auto w) {
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, b_len), [&](const Ordinal jj) {
-      accumulate<Atomic>(&sums[load_position(places, w(), offset + jj)], a_val * v.b_vals(b_begin + jj));
+      accumulate<Atomic>(&sums[load_position(places, w.value, offset + jj)], a_val * v.b_vals(b_begin + jj));
     });
   });
   return b_len;
@@ -133,9 +133,13 @@ struct ReplayRowsKernel {
   }
 };
 
-/// One team per row: threads split A's row (each entry's product offset comes from the map), vector lanes each
-/// row of B; sums in scratch, or in C's values for rows longer than scratch holds.
-template <class ExecSpace, class Views, class Perm>
+/// One team per row; sums in scratch, or in C's values for rows longer than scratch holds. Shares = false: threads
+/// split A's row (each entry's product offset from the map), vector lanes each row of B. Shares = true (rows of B
+/// of skewed lengths, replay_by_shares): the row's products go to the threads in equal shares, each share's first
+/// entry of A found from the map's entry offsets, and lane l adds products begin + l, begin + l + lanes, ...,
+/// following the entries they fall in: no thread waits on one that met a long row of B, and rows of B shorter than
+/// the lanes leave none idle.
+template <class ExecSpace, class Views, class Perm, bool Shares>
 struct ReplayTeamRowKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
@@ -148,9 +152,48 @@ struct ReplayTeamRowKernel {
   ReplaySource<typename ExecSpace::memory_space> src;
   std::int64_t first = 0;
   Ordinal row_entries = 0;
+  int lanes = 1;  // the policy's vector length
 
   std::size_t scratch_bytes() const {
     return src.in_c ? 64 : static_cast<std::size_t>(row_entries) * sizeof(Scalar) + 64;
+  }
+
+  KOKKOS_INLINE_FUNCTION void by_shares(const Member& team, std::int64_t q, const Ordinal row, Scalar* sums) const {
+    const unsigned char* places = src.row(q);
+    const auto a_begin = v.a_rows(row);
+    const std::int64_t entries = static_cast<std::int64_t>(v.a_rows(row + 1) - a_begin);
+    const std::int32_t* offsets = src.entry_offsets.data() + a_begin;
+    std::int64_t products = 0;
+    if (entries > 0) {
+      const Ordinal k = v.a_cols(a_begin + entries - 1);
+      products = offsets[entries - 1] + static_cast<std::int64_t>(v.b_rows(k + 1) - v.b_rows(k));
+    }
+    // Equal shares of the row's products, a whole number of lanes' turns each.
+    const std::int64_t share = (products + team.team_size() - 1) / team.team_size();
+    const std::int64_t chunk = max_of<std::int64_t>(lanes, (share + lanes - 1) / lanes * lanes);
+    with_width(src.width, [&](auto w) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (products + chunk - 1) / chunk), [&](const std::int64_t c) {
+        const std::int64_t begin = c * chunk, end = min_of(products, begin + chunk);
+        const std::int64_t first_entry = last_at_or_below(offsets, entries, begin);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int l) {
+          std::int64_t t = first_entry - 1, entry_end = begin;
+          Scalar a_val{};
+          std::int64_t b = 0;  // B's entry of row product i is b + i
+          for (std::int64_t i = begin + l; i < end; i += lanes) {
+            if (i >= entry_end) {
+              do {
+                ++t;
+                entry_end = t + 1 < entries ? offsets[t + 1] : products;
+              } while (i >= entry_end);
+              const Ordinal k = v.a_cols(a_begin + t);
+              a_val = v.a_vals(a_begin + t);
+              b = static_cast<std::int64_t>(v.b_rows(k)) - offsets[t];
+            }
+            accumulate<atomic>(&sums[load_position(places, w.value, i)], a_val * v.b_vals(b + i));
+          }
+        });
+      });
+    });
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -163,13 +206,17 @@ struct ReplayTeamRowKernel {
                                   static_cast<std::size_t>(row_entries) * sizeof(Scalar), 16));
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, length), [&](const Ordinal s) { sums[s] = Scalar(); });
     team.team_barrier();
-    const unsigned char* places = src.row(q);
-    const auto a_begin = v.a_rows(row);
-    Kokkos::parallel_for(
-        Kokkos::TeamThreadRange(team, static_cast<Ordinal>(v.a_rows(row + 1) - a_begin)), [&](const Ordinal t) {
-          replay_entry<atomic>(v, team, a_begin + t, places, src.width, src.entry_offsets(a_begin + t), sums);
-        });
-    team.team_barrier();
+    if constexpr (Shares) {
+      by_shares(team, q, row, sums);
+    } else {
+      const unsigned char* places = src.row(q);
+      const auto a_begin = v.a_rows(row);
+      Kokkos::parallel_for(
+          Kokkos::TeamThreadRange(team, static_cast<Ordinal>(v.a_rows(row + 1) - a_begin)), [&](const Ordinal t) {
+            replay_entry<atomic>(v, team, a_begin + t, places, src.width, src.entry_offsets(a_begin + t), sums);
+          });
+    }
+    if (!src.in_c) team.team_barrier();  // sums in C need no barrier: the checksum reads only C's columns
     std::uint64_t check = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamVectorRange(team, length),
@@ -182,12 +229,29 @@ struct ReplayTeamRowKernel {
   }
 };
 
-/// A team per tile (PositionMap::tile_rows): the rows whose first product falls in the tile, whatever their
-/// lengths. Windows of rows, then of their entries of A, are staged in scratch with prefix sums of their lengths:
-/// the team goes flat over the rows' entries of C (zeroed, columns summed into the checksum), then groups of
-/// adjacent threads take blocks of the staged entries of A, the group's lanes splitting each entry's row of B
-/// (place and B's value read coalesced, the sum added atomically into C's row). Long rows of A spread over the
-/// team's groups instead of queueing on one thread, and a tile's teams share about equal products.
+/// Before a tile replay: every value of C zeroed and the checksum of all of C's columns into status(1), flat over
+/// C's entries. Tiles split long rows between teams, so no team owns a row's zeroing; the tile map's checksum covers
+/// all of C (make_position_map computes it with the same pass, zero = false).
+template <class ExecSpace, class Views, class Status>
+void start_tile_replay(const ExecSpace& exec, const Views& v, const Status& status, bool zero) {
+  using Scalar = typename Views::scalar_type;
+  const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0));
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::Numeric::replay_tiles_start", Impl::Range<ExecSpace>(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, std::uint64_t& x) {
+        if (zero) v.c_vals(i) = Scalar();
+        x += column_check_term(v.c_cols(i), i);
+      },
+      Kokkos::subview(status, 1));
+}
+
+/// A team per tile of equal products (PositionMap::tile_rows: the row holding the tile's first product): windows of
+/// the tile's rows, then of their entries of A, are staged in scratch with prefix sums of their lengths; the tile's
+/// products in a window are split into equal blocks, one per group of adjacent threads, which finds its first entry
+/// by a search of the staged prefix sums and walks on, the group's lanes splitting each entry's row of B (place and
+/// B's value read coalesced, the sum added atomically into C, zeroed by start_tile_replay). A long row spreads over
+/// several tiles and its long rows of B over the groups (rajat01's row of 686 entries and 944 columns kept one team
+/// busy while the rest of the device idled).
 template <class ExecSpace, class Views, class Perm>
 struct ReplayTilesKernel {
   using Ordinal = typename Views::ordinal_type;
@@ -205,30 +269,33 @@ struct ReplayTilesKernel {
   const unsigned char* positions = nullptr;
   Kokkos::View<const std::int64_t*, Space> product_start;
   Kokkos::View<const std::int64_t*, Space> tile_rows;
-  Kokkos::View<std::uint64_t*, Space> status;  // [1]: the checksum of the rows' columns
   TileRuns runs;
+  std::int64_t tile_products = 1;
   int lanes = 1;  // adjacent threads sharing an entry's row of B; divides the team size
 
   static std::size_t scratch_bytes() {
-    return (4 * row_window + 2) * sizeof(std::int64_t) + (3 * entry_window + 1) * sizeof(std::int64_t) +
+    return (3 * row_window + 1) * sizeof(std::int64_t) + (3 * entry_window + 1) * sizeof(std::int64_t) +
            entry_window * sizeof(Scalar) + 128;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t t = runs.run[0].first_tile + team.league_rank();
     const TileRuns::Run& run = runs.run[runs.find(t)];
+    // The tile's products, numbered within its run; its rows: from the one holding its first product to the one
+    // holding the next tile's.
+    const std::int64_t p0 = (t - run.first_tile) * tile_products;
+    const std::int64_t p1 = min_of(p0 + tile_products, run.products);
     const std::int64_t q_begin = tile_rows(t);
-    const std::int64_t q_end = min_of(tile_rows(t + 1), run.row_end);
-    if (q_begin >= q_end) return;  // a tile within one long row started before it
+    const std::int64_t q_end = min_of(tile_rows(t + 1) + 1, run.row_end);
     const int groups = team.team_size() / lanes;
+    const int group = team.team_rank() / lanes, lane = team.team_rank() % lanes;
 
     auto take = [&](std::size_t n) {
       return static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(n * sizeof(std::int64_t), 16));
     };
-    std::int64_t* row_c = take(row_window);            // first entry of each staged row of C
-    std::int64_t* row_c_start = take(row_window + 1);  // prefix sums of their lengths
-    std::int64_t* row_a = take(row_window);            // first entry of each row of A
-    std::int64_t* row_a_start = take(row_window + 1);
+    std::int64_t* row_c = take(row_window);              // first entry of each staged row of C
+    std::int64_t* row_a = take(row_window);              // first entry of each row of A
+    std::int64_t* row_a_start = take(row_window + 1);    // prefix sums of their lengths
     std::int64_t* entry_b = take(entry_window);          // first entry of each staged entry's row of B
     std::int64_t* entry_c = take(entry_window);          // first entry of its row of C
     std::int64_t* entry_start = take(entry_window + 1);  // prefix sums of the rows of B's lengths
@@ -236,42 +303,23 @@ struct ReplayTilesKernel {
 
     const unsigned char* places = positions + run.first_byte;
     std::int64_t next = product_start(q_begin) - run.first_product;  // the run's index of the next product
-    std::uint64_t check = 0;
-    for (std::int64_t q0 = q_begin; q0 < q_end; q0 += row_window) {
+    for (std::int64_t q0 = q_begin; q0 < q_end && next < p1; q0 += row_window) {
       const int nr = static_cast<int>(min_of<std::int64_t>(row_window, q_end - q0));
-      // Each staged row's first entry in a row map (C's, then A's) and the prefix sums of the rows' lengths.
-      auto stage = [&](const auto& row_map, std::int64_t* first, std::int64_t* start) {
-        Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nr),
-                              [&](const int r, std::int64_t& part, const bool final) {
-                                const Ordinal row = perm(q0 + r);
-                                const auto begin = row_map(row);
-                                const std::int64_t length = static_cast<std::int64_t>(row_map(row + 1) - begin);
-                                if (final) {
-                                  first[r] = static_cast<std::int64_t>(begin);
-                                  start[r] = part;
-                                  if (r == nr - 1) start[nr] = part + length;
-                                }
-                                part += length;
-                              });
-      };
-      stage(v.c_rows, row_c, row_c_start);
-      stage(v.a_rows, row_a, row_a_start);
-      team.team_barrier();
-      // The rows' sums start at zero in C (the team owns its rows: no other team adds to them).
-      std::uint64_t window_check = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, row_c_start[nr]),
-          [&](const std::int64_t i, std::uint64_t& x) {
-            const std::int64_t r = last_at_or_below(row_c_start, nr, i);
-            const std::int64_t idx = row_c[r] + (i - row_c_start[r]);
-            v.c_vals(idx) = Scalar();
-            x += column_check_term(v.c_cols(idx), idx);
-          },
-          window_check);
-      check += window_check;
+      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nr), [&](const int r, std::int64_t& part, const bool final) {
+        const Ordinal row = perm(q0 + r);
+        const auto begin = v.a_rows(row);
+        const std::int64_t length = static_cast<std::int64_t>(v.a_rows(row + 1) - begin);
+        if (final) {
+          row_a[r] = static_cast<std::int64_t>(begin);
+          row_c[r] = static_cast<std::int64_t>(v.c_rows(row));
+          row_a_start[r] = part;
+          if (r == nr - 1) row_a_start[nr] = part + length;
+        }
+        part += length;
+      });
       team.team_barrier();
       const std::int64_t entries = row_a_start[nr];
-      for (std::int64_t w0 = 0; w0 < entries; w0 += entry_window) {
+      for (std::int64_t w0 = 0; w0 < entries && next < p1; w0 += entry_window) {
         const int ns = static_cast<int>(min_of<std::int64_t>(entry_window, entries - w0));
         Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, ns),
                               [&](const int s, std::int64_t& part, const bool final) {
@@ -291,31 +339,29 @@ struct ReplayTilesKernel {
                                 part += length;
                               });
         team.team_barrier();
-        const std::int64_t products = entry_start[ns];
-        // Groups of `lanes` adjacent threads take a block of adjacent entries each, lanes splitting each row of B
-        // (by hand: Kokkos' team scans above want a team without vector lanes). Blocks, not turns: neighbouring
-        // entries of a row add into the same places of C, and atomics of one warp on one address serialise
-        // (3D 27-point: turns ran 2x slower than a thread per row).
-        const int block = (ns + groups - 1) / groups;
-        const int group = team.team_rank() / lanes;
-        const int s_end = min_of(ns, (group + 1) * block);
-        with_width(run.width, [&](auto w) {
-          for (int s = group * block; s < s_end; ++s) {
-            const std::int64_t first = next + entry_start[s];
-            const std::int64_t length = entry_start[s + 1] - entry_start[s];
-            const Scalar a = entry_a[s];
-            const Scalar* b = v.b_vals.data() + entry_b[s];
-            Scalar* c = v.c_vals.data() + entry_c[s];
-            for (std::int64_t j = team.team_rank() % lanes; j < length; j += lanes) {
-              accumulate<true>(&c[load_position(places, w(), first + j)], a * b[j]);
+        // The tile's products in this window (numbered from the window's first), in equal blocks to the groups.
+        const std::int64_t lo = max_of(p0, next) - next, hi = min_of(p1, next + entry_start[ns]) - next;
+        const std::int64_t block = hi > lo ? (hi - lo + groups - 1) / groups : 0;
+        const std::int64_t g_begin = lo + group * block, g_end = min_of(hi, g_begin + block);
+        if (g_begin < g_end) {
+          with_width(run.width, [&](auto w) {
+            std::int64_t p = g_begin;
+            for (std::int64_t s = last_at_or_below(entry_start, ns, p); p < g_end; ++s) {
+              const std::int64_t stop = min_of(g_end, entry_start[s + 1]);
+              const Scalar a = entry_a[s];
+              const Scalar* b = v.b_vals.data() + (entry_b[s] - entry_start[s]);  // B's value of product j: b[j]
+              Scalar* c = v.c_vals.data() + entry_c[s];
+              for (std::int64_t j = p + lane; j < stop; j += lanes) {
+                accumulate<true>(&c[load_position(places, w.value, next + j)], a * b[j]);
+              }
+              p = stop;
             }
-          }
-        });
-        next += products;
+          });
+        }
+        next += entry_start[ns];
         team.team_barrier();  // before the next window's staging
       }
     }
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&status(1), check); });
   }
 };
 
@@ -327,9 +373,10 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
   using Space = typename ExecSpace::memory_space;
   if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayTiles) {
     using Kernel = ReplayTilesKernel<ExecSpace, Views, Perm>;
+    start_tile_replay(exec, v, status, true);
     for (std::size_t first = 0; first < map.mapped.size(); first += TileRuns::max_runs) {
       const TileRuns runs = TileRuns::of(map.mapped, first);
-      Kernel k{v, map.bins.perm, map.positions.data(), map.product_start, map.tile_rows, status, runs};
+      Kernel k{v, map.bins.perm, map.positions.data(), map.product_start, map.tile_rows, runs, map.tile_products};
       // A power of two of threads (at least the lanes), within what the device can launch of this kernel.
       const int most = typename Kernel::Policy(exec, 1, 1).team_size_max(k, Kokkos::ParallelForTag());
       int team = 1;
@@ -355,14 +402,23 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
     const auto row_entries = static_cast<typename Views::ordinal_type>(c.l1_entries);
     const std::string label = "KokkosSpGEMM::Numeric::replay_bin_" + std::to_string(c.bin);
     if (c.kernel == RowKernel::ReplayTeamRow) {
-      using Kernel = ReplayTeamRowKernel<ExecSpace, Views, Perm>;
-      Kernel k{v, map.bins.perm, src, first, row_entries};
-      // Within what the device can launch of this kernel (registers per thread bound the team).
-      const int team = min_of(
-          c.team_size, typename Kernel::Policy(exec, 1, 1, c.vector_length).team_size_max(k, Kokkos::ParallelForTag()));
-      typename Kernel::Policy policy(exec, static_cast<int>(c.rows), team, c.vector_length);
-      policy.set_scratch_size(0, Kokkos::PerTeam(k.scratch_bytes()));
-      Kokkos::parallel_for(label, policy, k);
+      auto launch = [&](auto kernel) {
+        using Kernel = decltype(kernel);
+        // Within what the device can launch of this kernel (registers per thread bound the team).
+        const int team = min_of(
+            c.team_size,
+            typename Kernel::Policy(exec, 1, 1, c.vector_length).team_size_max(kernel, Kokkos::ParallelForTag()));
+        typename Kernel::Policy policy(exec, static_cast<int>(c.rows), team, c.vector_length);
+        policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes()));
+        Kokkos::parallel_for(label, policy, kernel);
+      };
+      if (mb.shares) {
+        launch(ReplayTeamRowKernel<ExecSpace, Views, Perm, true>{v, map.bins.perm, src, first, row_entries,
+                                                                 c.vector_length});
+      } else {
+        launch(ReplayTeamRowKernel<ExecSpace, Views, Perm, false>{v, map.bins.perm, src, first, row_entries,
+                                                                  c.vector_length});
+      }
       continue;
     }
     const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
