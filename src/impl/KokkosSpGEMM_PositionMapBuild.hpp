@@ -92,6 +92,13 @@ int replay_lanes(std::int64_t products, std::int64_t a_entries) {
       Traits::max_vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean)))));
 }
 
+/// Whether a team-row replay of rows of up to `bound` entries keeps its sums in C's values: a row's sums outgrow
+/// the team's scratch.
+template <class ExecSpace, class Scalar>
+bool replay_sums_in_c(std::int64_t bound, const Options& options) {
+  return bound * static_cast<std::int64_t>(sizeof(Scalar)) > scratch_budget<ExecSpace>(options);
+}
+
 /// The replay kernel of mapped rows of up to `bound` entries. GPUs: rows of up to 256 entries take a thread each,
 /// with vector lanes for half the mean row of B (measured on the H100: fewer lanes, more rows at once, win up to
 /// that point; perf_tests/NOTES.md v6) and the sums in C's row; longer rows take a team each, with the sums in
@@ -109,8 +116,6 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
   c.l1_entries = c.bound;
   c.kernel = RowKernel::ReplayRows;
   in_c = false;
-  const std::int64_t row_bytes = c.bound * static_cast<std::int64_t>(sizeof(Scalar));
-  const std::int64_t budget = scratch_budget<ExecSpace>(options);
   if (tiles) {
     c.kernel = RowKernel::ReplayTiles;
     in_c = true;
@@ -143,7 +148,7 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
   c.team_size = static_cast<int>(min_of<std::uint64_t>(
       1024 / lanes, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean_a)))));
   c.team_size = max_of(c.team_size, max_of(1, Traits::simd_width / lanes));
-  in_c = row_bytes > budget;
+  in_c = replay_sums_in_c<ExecSpace, Scalar>(c.bound, options);
   return c;
 }
 
@@ -343,10 +348,6 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     int bin, width;
     std::int64_t products, a_entries, longest_b, first_byte, first_product;
   };
-  // A team-row bin keeps its sums in C when its rows outgrow scratch: runs do not mix the two.
-  auto sums_in_c = [&](int b) {
-    return row_bin_bound(b) * static_cast<std::int64_t>(sizeof(Scalar)) > scratch_budget<ExecSpace>(options);
-  };
   std::vector<Chosen> chosen;
   std::size_t used = overhead;
   std::int64_t bytes = 0, products = 0;
@@ -386,7 +387,9 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
       if (tiles) return map.bins.offsets[chosen[j].bin] == map.bins.offsets[chosen[j - 1].bin + 1];
       return run_rows < (std::int64_t(1) << 16) && chosen[j].bin == chosen[j - 1].bin + 1 &&
              replay_team_rows<ExecSpace>(row_bin_bound(chosen[j].bin), few_rows, options) == team_row &&
-             (!team_row || sums_in_c(chosen[j].bin) == sums_in_c(chosen[i].bin));
+             // team-row runs do not mix bins with sums in scratch and bins with sums in C
+             (!team_row || replay_sums_in_c<ExecSpace, Scalar>(row_bin_bound(chosen[j].bin), options) ==
+                               replay_sums_in_c<ExecSpace, Scalar>(row_bin_bound(chosen[i].bin), options));
     };
     while (j < chosen.size() && joins(j)) {
       run_rows += map.bins.count(chosen[j].bin);

@@ -80,46 +80,38 @@ struct KernelTimeline {
     e.seconds += bytes;
   }
 
+  /// Installs (on) or removes the callbacks: kernels, or with async fences instead; copies and allocations always.
+  static void set_callbacks(bool on, bool async) {
+    namespace T = Kokkos::Tools::Experimental;
+    const bool kernels = on && !async, fences = on && async;
+    T::set_begin_parallel_for_callback(kernels ? &begin : nullptr);
+    T::set_begin_parallel_reduce_callback(kernels ? &begin : nullptr);
+    T::set_begin_parallel_scan_callback(kernels ? &begin : nullptr);
+    T::set_end_parallel_for_callback(kernels ? &end : nullptr);
+    T::set_end_parallel_reduce_callback(kernels ? &end : nullptr);
+    T::set_end_parallel_scan_callback(kernels ? &end : nullptr);
+    T::set_begin_fence_callback(fences ? &begin_fence : nullptr);
+    T::set_end_fence_callback(fences ? &end_fence : nullptr);
+    T::set_begin_deep_copy_callback(on ? &begin_copy : nullptr);
+    T::set_end_deep_copy_callback(on ? &end_copy : nullptr);
+    T::set_allocate_data_callback(on ? &allocate : nullptr);
+    T::set_deallocate_data_callback(on ? &free_data : nullptr);
+  }
+
   /// Runs f with the callbacks on and prints the breakdown of its wall time.
   static void profile(const char* what, const std::function<void()>& f) {
-    namespace T = Kokkos::Tools::Experimental;
     Kokkos::fence();
     current() = KernelTimeline();
     // KOKKOSSPGEMM_TIMELINE=async: no kernel callbacks (Kokkos fences around those), so the events show where the
     // host really waits (fences, copies, frees).
     const char* timeline = std::getenv("KOKKOSSPGEMM_TIMELINE");
     const bool async = timeline && std::string(timeline) == "async";
-    if (!async) {
-      T::set_begin_parallel_for_callback(&begin);
-      T::set_begin_parallel_reduce_callback(&begin);
-      T::set_begin_parallel_scan_callback(&begin);
-      T::set_end_parallel_for_callback(&end);
-      T::set_end_parallel_reduce_callback(&end);
-      T::set_end_parallel_scan_callback(&end);
-    } else {
-      T::set_begin_fence_callback(&begin_fence);
-      T::set_end_fence_callback(&end_fence);
-    }
-    T::set_begin_deep_copy_callback(&begin_copy);
-    T::set_end_deep_copy_callback(&end_copy);
-    T::set_allocate_data_callback(&allocate);
-    T::set_deallocate_data_callback(&free_data);
+    set_callbacks(true, async);
     const auto t0 = std::chrono::steady_clock::now();
     f();
     Kokkos::fence();
     const double wall = since(t0);
-    T::set_begin_parallel_for_callback(nullptr);
-    T::set_begin_parallel_reduce_callback(nullptr);
-    T::set_begin_parallel_scan_callback(nullptr);
-    T::set_end_parallel_for_callback(nullptr);
-    T::set_end_parallel_reduce_callback(nullptr);
-    T::set_end_parallel_scan_callback(nullptr);
-    T::set_begin_deep_copy_callback(nullptr);
-    T::set_end_deep_copy_callback(nullptr);
-    T::set_allocate_data_callback(nullptr);
-    T::set_deallocate_data_callback(nullptr);
-    T::set_begin_fence_callback(nullptr);
-    T::set_end_fence_callback(nullptr);
+    set_callbacks(false, async);
     const auto& t = current();
     std::vector<std::pair<std::string, Entry>> rows(t.kernels.begin(), t.kernels.end());
     std::sort(rows.begin(), rows.end(),
