@@ -91,8 +91,8 @@ inline const char* triple_order_name(TripleOrder o) {
 enum class ReplayShape {
   Auto,  ///< GPUs: Tiles for products under 2^23 over at least 4,096 rows of C, else Rows. CPUs: Rows.
   Rows,  ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs.
-  Tiles  ///< Teams over tiles of equal products (long rows split between tiles), lane groups over equal blocks of
-         ///< a tile's products (one launch, after one pass that zeroes C).
+  Tiles  ///< Tiles of a few equal products (long rows split between tiles), a group of threads each (one launch,
+         ///< after one pass that zeroes C).
          ///< Options::deterministic always replays by rows.
 };
 

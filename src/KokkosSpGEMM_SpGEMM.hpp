@@ -112,7 +112,11 @@ void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
   Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_numeric");
   KOKKOSSPGEMM_REQUIRE(handle.has_analysis(), HandleMismatch, "spgemm_numeric",
                        "the handle holds no analysis: call spgemm_symbolic first");
-  Impl::check_operands(exec, "spgemm_numeric", a, b);
+  // A replay from the position map checks A and B beside its own work (one copy back less for small products).
+  const bool defer_check = Impl::defers_operand_check(handle, c);
+  if (!defer_check || !Impl::check_operand_shapes("spgemm_numeric", a, b)) {
+    Impl::check_operands(exec, "spgemm_numeric", a, b);
+  }
   const Impl::StructureSignature now = Impl::signature_of(exec, handle, a, b);
   const Impl::StructureSignature& then = handle.m_signature;
   KOKKOSSPGEMM_REQUIRE(now == then, HandleMismatch, "spgemm_numeric",
@@ -127,7 +131,7 @@ void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
                        InvalidInput, "spgemm_numeric", "C does not carry the row map of spgemm_symbolic");
   Impl::translate_allocation_failure("spgemm_numeric", [&] {
     if (handle.m_chunks.empty()) {
-      Impl::run_numeric(exec, handle, a, b, c);
+      Impl::run_numeric(exec, handle, a, b, c, false, !defer_check);
     } else {
       Impl::run_numeric_chunked(exec, handle, a, b, c);
     }

@@ -57,6 +57,48 @@ TEST(TEST_CATEGORY, error_malformed_row_map_and_columns) {
   EXPECT_NE(msg.find("column index -2 in row 0"), std::string::npos) << msg;
 }
 
+// A numeric call that replays C from the position map checks A and B on the device beside the replay (no copy
+// back of its own): a bad column or row map there must still throw, name the problem, leave nothing half-done,
+// and the handle must serve valid operands afterwards.
+TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(9, 8, 4);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  auto broken = [&](auto edit) {
+    auto m = KokkosSpGEMM::copy_to(Kokkos::DefaultHostExecutionSpace(), a);
+    edit(m);
+    return KokkosSpGEMM::copy_to(exec, m);
+  };
+  const int n = a.num_rows();
+  const auto bad_column = broken([&](auto& m) { m.entries()(m.entries().extent(0) / 2) = n + 5; });
+  const auto bad_row_map = broken([&](auto& m) { m.row_map()(n / 2) = m.row_map()(n / 2 + 1) + 1; });
+  for (const auto shape :
+       {KokkosSpGEMM::ReplayShape::Auto, KokkosSpGEMM::ReplayShape::Tiles, KokkosSpGEMM::ReplayShape::Rows}) {
+    KokkosSpGEMM::Options o;
+    o.reuse_replay = shape;
+    KokkosSpGEMM::Handle<Exec, double> handle(o);
+    KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+    KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);
+    for (int call = 0; call < 3; ++call) KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);  // map made
+    EXPECT_NE(handle.describe().find("replayed from it"), std::string::npos) << handle.describe();
+    std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+        [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, bad_column, da, c); });
+    EXPECT_NE(msg.find("spgemm_numeric"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("column index " + std::to_string(n + 5)), std::string::npos) << msg;
+    msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+        [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, da, bad_row_map, c); });
+    EXPECT_NE(msg.find("B's row map is not monotone"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("at row " + std::to_string(n / 2) + " "), std::string::npos) << msg;
+    // Valid operands again: C is right (twice, so that a map made anew is replayed too).
+    for (int call = 0; call < 2; ++call) {
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+      const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, a);
+      EXPECT_TRUE(cmp.ok) << cmp.message;
+    }
+  }
+}
+
 TEST(TEST_CATEGORY, error_offset_overflow_names_the_fix) {
   // C's offsets are 16-bit here, so nnz(C) > 32767 must be refused, as nnz(C) > 2^31 - 1 is with 32-bit offsets.
   using Exec = TEST_EXECSPACE;

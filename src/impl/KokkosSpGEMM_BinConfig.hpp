@@ -28,7 +28,7 @@ enum class RowKernel {
   SegMerge,       ///< groups of rows through the segmented merge primitive (Ji et al.); rows by products
   ReplayRows,     ///< reuse: one thread (its vector lanes on GPUs) per row adds products at their mapped places
   ReplayTeamRow,  ///< reuse: one team per row adds products at their mapped places
-  ReplayTiles     ///< reuse: one team per tile of whole rows of about equal products, lane groups over entries
+  ReplayTiles     ///< reuse: a warp's threads per tile of equal products, each thread a block of them
 };
 
 /// Kernels that write sorted rows by merging or sorting products: their numeric phase runs on the symbolic

@@ -134,11 +134,47 @@ KOKKOS_INLINE_FUNCTION bool csr_column_ok(const Cols& cols, std::int64_t e, Ordi
   return cols(e) >= 0 && cols(e) < num_cols;
 }
 
-/// Checks A and B for a product: dimensions, then every row of both. The common case (valid operands) costs one
-/// pass over both and one synchronisation; the detailed checks, which name the problem, run only when it found one
-/// (or for shapes without rows).
-template <class ExecSpace, class AMatrix, class BMatrix>
-void check_operands(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b) {
+/// Every row and entry of A and B, as one flat range: A's rows, A's entries, B's rows, B's entries. ok(i) says
+/// whether item i keeps the rules (csr_offsets_ok, csr_column_ok).
+template <class AMatrix, class BMatrix>
+struct OperandItems {
+  using Ordinal = typename AMatrix::ordinal_type;
+  typename AMatrix::row_map_type a_rows;
+  typename AMatrix::entries_type a_cols;
+  typename BMatrix::row_map_type b_rows;
+  typename BMatrix::entries_type b_cols;
+  Ordinal ra = 0, ca = 0, rb = 0, cb = 0;
+  std::int64_t na = 0, nb = 0, a_end = 0, b_rows_end = 0;
+
+  OperandItems(const AMatrix& a, const BMatrix& b)
+      : a_rows(a.row_map()),
+        a_cols(a.entries()),
+        b_rows(b.row_map()),
+        b_cols(b.entries()),
+        ra(a.num_rows()),
+        ca(a.num_cols()),
+        rb(b.num_rows()),
+        cb(b.num_cols()),
+        na(static_cast<std::int64_t>(a.entries().extent(0))),
+        nb(static_cast<std::int64_t>(b.entries().extent(0))),
+        a_end(static_cast<std::int64_t>(ra) + na),
+        b_rows_end(a_end + static_cast<std::int64_t>(rb)) {}
+
+  std::int64_t size() const { return b_rows_end + nb; }
+
+  KOKKOS_INLINE_FUNCTION bool ok(const std::int64_t i) const {
+    if (i < ra) return csr_offsets_ok(a_rows, static_cast<std::size_t>(na), static_cast<Ordinal>(i), ra);
+    if (i < a_end) return csr_column_ok(a_cols, i - ra, ca);
+    if (i < b_rows_end)
+      return csr_offsets_ok(b_rows, static_cast<std::size_t>(nb), static_cast<Ordinal>(i - a_end), rb);
+    return csr_column_ok(b_cols, i - b_rows_end, cb);
+  }
+};
+
+/// The checks of A and B that need no device pass: dimensions agree, and the arrays have the shape of a CSR matrix
+/// with rows (false: the device pass cannot run; check_csr names the problem).
+template <class AMatrix, class BMatrix>
+bool check_operand_shapes(const char* function, const AMatrix& a, const BMatrix& b) {
   KOKKOSSPGEMM_REQUIRE(a.num_cols() == b.num_rows(), DimensionMismatch, function,
                        "A is " << a.num_rows() << " x " << a.num_cols() << " but B is " << b.num_rows() << " x "
                                << b.num_cols() << ": A.num_cols() must equal B.num_rows()");
@@ -146,37 +182,29 @@ void check_operands(const ExecSpace& exec, const char* function, const AMatrix& 
     return m.num_rows() > 0 && m.num_cols() >= 0 && m.values().extent(0) == m.entries().extent(0) &&
            m.row_map().extent(0) == static_cast<std::size_t>(m.num_rows()) + 1;
   };
-  if (shape_ok(a) && shape_ok(b)) {
-    using Ordinal = typename AMatrix::ordinal_type;
-    const auto a_rows = a.row_map();
-    const auto a_cols = a.entries();
-    const auto b_rows = b.row_map();
-    const auto b_cols = b.entries();
-    const Ordinal ra = a.num_rows(), ca = a.num_cols(), rb = b.num_rows(), cb = b.num_cols();
-    // One flat range: A's rows, A's entries, B's rows, B's entries.
-    const std::int64_t na = a_cols.extent(0), nb = b_cols.extent(0);
-    const std::int64_t a_end = static_cast<std::int64_t>(ra) + na, b_rows_end = a_end + rb;
-    std::int64_t bad = 0;
+  return shape_ok(a) && shape_ok(b);
+}
+
+/// Checks A and B for a product: dimensions, then every row of both. The common case (valid operands) costs one
+/// pass over both and one synchronisation; the detailed checks, which name the problem, run only when it found one
+/// (or for shapes without rows).
+template <class ExecSpace, class AMatrix, class BMatrix>
+void check_operands(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b) {
+  std::int64_t bad = 0;
+  if (check_operand_shapes(function, a, b)) {
+    const OperandItems<AMatrix, BMatrix> items(a, b);
     Kokkos::parallel_reduce(
-        "KokkosSpGEMM::InputChecks::operands", Impl::Range<ExecSpace>(exec, 0, b_rows_end + nb),
+        "KokkosSpGEMM::InputChecks::operands", Impl::Range<ExecSpace>(exec, 0, items.size()),
         KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& count) {
-          bool ok;
-          if (i < ra) {
-            ok = csr_offsets_ok(a_rows, static_cast<std::size_t>(na), static_cast<Ordinal>(i), ra);
-          } else if (i < a_end) {
-            ok = csr_column_ok(a_cols, i - ra, ca);
-          } else if (i < b_rows_end) {
-            ok = csr_offsets_ok(b_rows, static_cast<std::size_t>(nb), static_cast<Ordinal>(i - a_end), rb);
-          } else {
-            ok = csr_column_ok(b_cols, i - b_rows_end, cb);
-          }
-          if (!ok) ++count;
+          if (!items.ok(i)) ++count;
         },
         bad);
     if (bad == 0) return;
   }
   check_csr(exec, function, "A", a);
   check_csr(exec, function, "B", b);
+  // Only if the operands changed between the two passes (another stream writing them).
+  KOKKOSSPGEMM_REQUIRE(bad == 0, InvalidInput, function, "A or B is not a well-formed CSR matrix");
 }
 
 }  // namespace Impl

@@ -68,21 +68,40 @@ Options numeric_launch_options(const Handle& handle) {
   return launch_options;
 }
 
-/// Whether C's columns still describe the last map or gather: no column missing from its row's table, and (for
-/// the mapped rows) the checksum the map was made with. One copy back for both.
+/// Whether a numeric call will replay C from the handle's position map as it stands (every bin with work mapped),
+/// so that A and B can be checked on the device beside the replay, without a copy back of their own
+/// (replay_positions skips its work when they fail; run_numeric then names the problem).
+template <class Handle, class CMatrix>
+bool defers_operand_check(const Handle& handle, const CMatrix& c) {
+  const auto& map = handle.m_positions;
+  return handle.m_chunks.empty() && columns_known(handle, c) && handle.options().reuse_positions && map.made() &&
+         map.columns == static_cast<const void*>(c.entries().data()) && !map.mapped.empty() && map.gathered.empty();
+}
+
+/// The reuse status after a call: [0] columns missing from their row's table, [1] the checksum of C's columns,
+/// [2] rows and entries of A and B that break the CSR rules (deferred check). One copy back for all.
+struct ReuseStatus {
+  std::uint64_t missing = 0, checksum = 0, bad_operands = 0;
+};
+
 template <class ExecSpace, class Handle>
-bool columns_confirmed(const ExecSpace& exec, const Handle& handle, bool by_positions) {
-  std::uint64_t found[2] = {0, 0};
-  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 2),
+ReuseStatus read_reuse_status(const ExecSpace& exec, const Handle& handle) {
+  std::uint64_t found[3] = {0, 0, 0};
+  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 3),
                     handle.m_reuse_status);
   exec.fence();
-  return found[0] == 0 && (!by_positions || found[1] == handle.m_positions.checksum);
+  return ReuseStatus{found[0], found[1], found[2]};
 }
 
 /// retried: this call already found C's columns changed once and made the map anew from them.
+/// operands_checked: A and B passed check_operands; otherwise (defers_operand_check) the replay checks them.
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
-                 bool retried = false) {
+                 bool retried = false, bool operands_checked = true) {
+  if (!operands_checked && !defers_operand_check(handle, c)) {
+    check_operands(exec, "spgemm_numeric", a, b);
+    operands_checked = true;
+  }
   // Decided before C may get new arrays: fresh ones hold no columns.
   const bool known = columns_known(handle, c);
   const bool by_positions = known && handle.options().reuse_positions;
@@ -102,7 +121,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   if (v.known_columns) {
     if (handle.m_reuse_status.data() == nullptr) {
       handle.m_reuse_status =
-          decltype(handle.m_reuse_status)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"), 2);
+          decltype(handle.m_reuse_status)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"), 3);
     }
     Kokkos::deep_copy(exec, handle.m_reuse_status, std::uint64_t(0));
     v.reuse_status = handle.m_reuse_status;
@@ -127,7 +146,12 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   const bool replay = by_positions && !map.mapped.empty();
   const Options launch_options = numeric_launch_options<ExecSpace, CMatrix>(handle);
   if (replay) {
-    replay_positions(exec, v, map, handle.m_reuse_status, handle.options().deterministic);
+    if (operands_checked) {
+      replay_positions(exec, v, map, handle.m_reuse_status, handle.options().deterministic);
+    } else {
+      const OperandItems<AMatrix, BMatrix> items(a, b);
+      replay_positions(exec, v, map, handle.m_reuse_status, handle.options().deterministic, items);
+    }
     pool =
         max_of(pool, launch_row_kernels<true>(exec, workspace, v, map.bins, map.gathered, launch_options, pool_budget));
   } else if (handle.options().algorithm == Algorithm::RMerge) {
@@ -140,13 +164,20 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
                                                    launch_options, pool_budget));
     }
   }
-  if (v.known_columns && !columns_confirmed(exec, handle, replay)) {
-    // C's entries were changed since they were written. A new map from them serves them if they still hold this
-    // product's columns (the map making checks); otherwise, or without the map, the full phase recomputes them.
-    map = decltype(handle.m_positions)();
-    if (replay && !retried) handle.m_written_columns = c.entries().data();
-    run_numeric(exec, handle, a, b, c, true);
-    return;
+  if (v.known_columns) {
+    const ReuseStatus status = read_reuse_status(exec, handle);
+    if (status.bad_operands > 0) {
+      map = decltype(handle.m_positions)();          // its replay was skipped; C holds nothing of this call
+      check_operands(exec, "spgemm_numeric", a, b);  // names the problem (throws)
+    }
+    if (status.missing > 0 || (replay && status.checksum != map.checksum)) {
+      // C's entries were changed since they were written. A new map from them serves them if they still hold this
+      // product's columns (the map making checks); otherwise, or without the map, the full phase recomputes them.
+      map = decltype(handle.m_positions)();
+      if (replay && !retried) handle.m_written_columns = c.entries().data();
+      run_numeric(exec, handle, a, b, c, true);
+      return;
+    }
   }
   handle.m_written_columns = c.entries().data();
   handle.m_written_sorted = handle.options().sorted;

@@ -104,10 +104,12 @@ struct PositionMap {
   Kokkos::View<unsigned char*, MemorySpace> positions;     ///< places of the mapped rows' products
   Kokkos::View<std::int64_t*, MemorySpace> product_start;  ///< mapped products before each row, in the bins' order
   Kokkos::View<std::int32_t*, MemorySpace>
-      entry_offsets;  ///< team-row bins: products before each entry of A in its row
+      entry_offsets;  ///< team-row and tile replays: products before each entry of A in its row
   /// Tile replay (ReplayShape::Tiles): tile t holds the t-th tile_products products of its run of bins (numbered
-  /// within the run), from row tile_rows(t), the row holding its first product, to row tile_rows(t + 1).
+  /// within the run); its first product lies in row tile_rows(t) (in the bins' order), in that row's entry of A
+  /// tile_entries(t) (counted within the row).
   Kokkos::View<std::int64_t*, MemorySpace> tile_rows;
+  Kokkos::View<std::int32_t*, MemorySpace> tile_entries;
   std::int64_t tile_products = 0;
   std::uint64_t checksum = 0;  ///< of C's columns in the mapped rows (tile replay: in all rows), when made
   Kokkos::View<std::uint64_t, MemorySpace> check;  ///< the same, recomputed on the device by each replay
@@ -116,7 +118,8 @@ struct PositionMap {
 
   std::size_t bytes() const {
     return bins.perm.span() * sizeof(Ordinal) + positions.span() + product_start.span() * sizeof(std::int64_t) +
-           entry_offsets.span() * sizeof(std::int32_t) + tile_rows.span() * sizeof(std::int64_t);
+           entry_offsets.span() * sizeof(std::int32_t) + tile_rows.span() * sizeof(std::int64_t) +
+           tile_entries.span() * sizeof(std::int32_t);
   }
 
   std::string describe() const {

@@ -63,22 +63,17 @@ bool replay_by_tiles(const Options& options, std::int64_t products, std::int64_t
   return BackendTraits<ExecSpace>::is_gpu && products < (std::int64_t(1) << 23) && rows >= 4096;
 }
 
-/// Threads of a tile-replay team: a GPU block of 256; on CPUs (tests) what the backend gives, up to 4.
+/// Products a tile (a group of `lanes` threads, ReplayTilesKernel) holds: `lanes` times the products a thread
+/// adds, which are the products over the device's concurrency (one wave of threads), 4 to 64 each, and at least 16
+/// a tile (the tile's record, 12 bytes, then costs at most 0.75 bytes a product). A thread's fixed cost is a chain
+/// of dependent loads (its tile's record, the row, the entry, the row of B), its products' cost a load each of the
+/// place and of B's value.
 template <class ExecSpace>
-int replay_tile_team_size() {
-  return BackendTraits<ExecSpace>::is_gpu ? 256 : 4;
-}
-
-/// Products a tile holds: about 2 tiles per concurrent team slot, each of 1,024 to 16,384 products (a tile's
-/// fixed cost is a few team scans; H100, 256-thread teams: 4,096 beat 512 on ca-CondMat, 1,024 beat 256 on
-/// p2p-Gnutella31, 16,384 beat 8,192 on 3D 27-point 100^3).
-template <class ExecSpace>
-std::int64_t replay_tile_products(const ExecSpace& exec, std::int64_t products) {
-  const std::int64_t slots = max_of<std::int64_t>(1, exec.concurrency() / replay_tile_team_size<ExecSpace>());
-  const std::int64_t want = (products + 2 * slots - 1) / (2 * slots);
-  return min_of<std::int64_t>(
-      16384, max_of<std::int64_t>(1024, static_cast<std::int64_t>(
-                                            bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, want))))));
+std::int64_t replay_tile_products(const ExecSpace& exec, std::int64_t products, int lanes) {
+  const std::int64_t threads = max_of<std::int64_t>(1, exec.concurrency());
+  const std::int64_t each = static_cast<std::int64_t>(
+      bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, (products + threads - 1) / threads))));
+  return max_of<std::int64_t>(16, lanes * min_of<std::int64_t>(64, max_of<std::int64_t>(4, each)));
 }
 
 /// Vector lanes of a GPU replay thread: half the mean row of B that the products meet (fewer lanes, more rows or
@@ -253,22 +248,29 @@ struct PositionMapBuildKernel {
   }
 };
 
-/// Fills map.tile_rows: each tile's first row is the row of its run holding the tile's first product (the last
-/// whose first product is at or before it: a binary search over product_start); a final entry closes the last tile.
-template <class ExecSpace, class Map>
-void make_tile_rows(const ExecSpace& exec, Map& map) {
+/// Fills the tiles' records: the row of its run holding each tile's first product (the last row whose first
+/// product is at or before it: a search of product_start) and the entry of A within that row holding it (a search
+/// of the row's entry offsets, which the map's making has written); a final row entry closes the last tile.
+template <class ExecSpace, class Views, class Map>
+void make_tile_records(const ExecSpace& exec, const Views& v, Map& map) {
   using Runs = TileRuns;
+  using Ordinal = typename Views::ordinal_type;
   const std::int64_t total = map.mapped.back().first_tile + map.mapped.back().tiles;
   map.tile_rows = decltype(map.tile_rows)(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::tile_rows"), total + 1);
+  map.tile_entries = decltype(map.tile_entries)(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::tile_entries"), total);
   const auto tile_rows = map.tile_rows;
+  const auto tile_entries = map.tile_entries;
   const auto start = map.product_start;
+  const auto perm = map.bins.perm;
+  const auto offsets = map.entry_offsets;
   const std::int64_t tile = map.tile_products, rows = static_cast<std::int64_t>(map.product_start.extent(0));
   for (std::size_t first = 0; first < map.mapped.size(); first += Runs::max_runs) {
     const Runs runs = Runs::of(map.mapped, first);
     const std::int64_t last = first + Runs::max_runs >= map.mapped.size() ? total + 1 : runs.end_tile();
     Kokkos::parallel_for(
-        "KokkosSpGEMM::PositionMap::tile_rows", Impl::Range<ExecSpace>(exec, runs.run[0].first_tile, last),
+        "KokkosSpGEMM::PositionMap::tile_records", Impl::Range<ExecSpace>(exec, runs.run[0].first_tile, last),
         KOKKOS_LAMBDA(const std::int64_t t) {
           if (t == total) {
             tile_rows(t) = rows;
@@ -276,16 +278,13 @@ void make_tile_rows(const ExecSpace& exec, Map& map) {
           }
           const auto& run = runs.run[runs.find(t)];
           const std::int64_t target = run.first_product + (t - run.first_tile) * tile;
-          std::int64_t lo = run.row_begin, hi = run.row_end;  // first row in [lo, hi) starting past target
-          while (lo < hi) {
-            const std::int64_t mid = lo + (hi - lo) / 2;
-            if (start(mid) <= target) {
-              lo = mid + 1;
-            } else {
-              hi = mid;
-            }
-          }
-          tile_rows(t) = lo - 1;
+          const std::int64_t q =
+              run.row_begin + last_at_or_below(start.data() + run.row_begin, run.row_end - run.row_begin, target);
+          const Ordinal row = perm(q);
+          const auto a_begin = v.a_rows(row);
+          tile_rows(t) = q;
+          tile_entries(t) = static_cast<std::int32_t>(last_at_or_below(
+              offsets.data() + a_begin, static_cast<std::int64_t>(v.a_rows(row + 1) - a_begin), target - start(q)));
         });
   }
 }
@@ -364,11 +363,11 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     const std::int64_t start = chosen.empty() || chosen.back().width == width ? bytes : (bytes + 3) / 4 * 4;
     const bool team_row = !tiles && replay_team_rows<ExecSpace>(row_bin_bound(b), few_rows, options);
     const std::size_t need = static_cast<std::size_t>(start - bytes + bin_products * width) +
-                             (team_row && !offsets ? entry_offset_bytes : 0) +
-                             (tiles ? static_cast<std::size_t>(bin_products / 32 + 16) : 0);  // tile_rows
+                             ((team_row || tiles) && !offsets ? entry_offset_bytes : 0) +
+                             (tiles ? static_cast<std::size_t>(bin_products * 3 / 4 + 16) : 0);  // tile records
     if (used + need > limit) continue;
     used += need;
-    offsets = offsets || team_row;
+    offsets = offsets || team_row || tiles;
     chosen.push_back({b, width, bin_products, host(4 * b + 1), host(4 * b + 3), start, products});
     bytes = start + bin_products * width;
     products += bin_products;
@@ -414,18 +413,20 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     i = j;
   }
   if (tiles && !map.mapped.empty()) {
-    // A run's products lie between its first product and the next run's (or the total).
-    map.tile_products = replay_tile_products(exec, products);
-    // One launch: one shape, lanes for half the mean row of B over all mapped rows (as for thread rows).
+    // One launch: one shape, lanes for half the mean row of B over all mapped rows (as for thread rows; on CPUs,
+    // where tiles run only when asked for, too, so that tests take the same path as GPUs).
     std::int64_t entries = 0;
     for (const Chosen& c : chosen) entries += c.a_entries;
-    const int lanes = replay_lanes<ExecSpace>(products, entries);
+    const std::int64_t half_mean = entries > 0 ? (products + 2 * entries - 1) / (2 * entries) : 1;
+    const int lanes = static_cast<int>(bit_ceil_u64(static_cast<std::uint64_t>(min_of<std::int64_t>(32, half_mean))));
+    map.tile_products = replay_tile_products(exec, products, lanes);
     std::int64_t next = 0;
     for (std::size_t r = 0; r < map.mapped.size(); ++r) {
+      // A run's products lie between its first product and the next run's (or the total).
       auto& mb = map.mapped[r];
       const std::int64_t end = r + 1 < map.mapped.size() ? map.mapped[r + 1].first_product : products;
+      mb.config.team_size = 1;
       mb.config.vector_length = lanes;
-      mb.config.team_size = replay_tile_team_size<ExecSpace>();
       mb.first_tile = next;
       mb.products = end - mb.first_product;
       mb.tiles = (mb.products + map.tile_products - 1) / map.tile_products;
@@ -468,8 +469,6 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
         }
       });
 
-  if (tiles) make_tile_rows(exec, map);
-
   using Kernel = PositionMapBuildKernel<ExecSpace, Views, Perm>;
   using Pool = typename Kernel::Pool;
   const auto status = v.reuse_status;
@@ -487,7 +486,8 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
              Pool(),
              map.positions.data(),
              map.product_start,
-             c.kernel == RowKernel::ReplayTeamRow ? map.entry_offsets : decltype(map.entry_offsets)(),
+             c.kernel == RowKernel::ReplayTeamRow || c.kernel == RowKernel::ReplayTiles ? map.entry_offsets
+                                                                                        : decltype(map.entry_offsets)(),
              status,
              mb.width,
              mb.first_byte,
@@ -506,10 +506,14 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     Kokkos::parallel_for("KokkosSpGEMM::PositionMap::make_bin_" + std::to_string(c.bin), policy, k);
     workspace.rewind(pool_mark);  // the next bin's kernel runs after this one
   }
-  // A tile replay checks all of C's columns (its tiles do not own rows): the map's checksum likewise.
-  if (tiles) start_tile_replay(exec, v, status, false);
-  std::uint64_t found[2] = {0, 0};
-  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 2), status);
+  if (tiles) {
+    make_tile_records(exec, v, map);
+    // A tile replay checks all of C's columns (its tiles do not own rows): the map's checksum likewise.
+    Kokkos::deep_copy(exec, Kokkos::subview(status, 1), std::uint64_t(0));
+    start_tile_replay(exec, v, status, false);
+  }
+  std::uint64_t found[3] = {0, 0, 0};
+  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 3), status);
   exec.fence();
   Kokkos::deep_copy(exec, status, std::uint64_t(0));  // for the replay that follows
   map.checksum = found[1];

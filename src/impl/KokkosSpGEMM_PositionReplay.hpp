@@ -23,7 +23,7 @@ struct ReplaySource {
   const unsigned char* positions = nullptr;
   Kokkos::View<const std::int64_t*, Space> product_start;
   Kokkos::View<const std::int32_t*, Space> entry_offsets;
-  Kokkos::View<std::uint64_t*, Space> status;  // [1]: the checksum of the written rows' columns
+  Kokkos::View<std::uint64_t*, Space> status;  // [1]: the checksum of the written rows' columns; [2]: see below
   int width = 1;
   std::int64_t first_byte = 0, first_product = 0;
   bool in_c = false;  // sums in C's values instead of scratch
@@ -104,6 +104,7 @@ struct ReplayRowsKernel {
   int rows_per_team = 1;
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (src.status(2) != 0) return;  // A or B failed the check beside this replay
     const std::int64_t team_first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
     const int team_rows = static_cast<int>(min_of<std::int64_t>(rows_per_team, rows - team_first));
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team_rows), [&](const int t) {
@@ -197,6 +198,7 @@ struct ReplayTeamRowKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (src.status(2) != 0) return;  // A or B failed the check beside this replay
     const std::int64_t q = first + team.league_rank();
     const Ordinal row = perm(q);
     const auto c_begin = v.c_rows(row);
@@ -229,165 +231,184 @@ struct ReplayTeamRowKernel {
   }
 };
 
-/// Before a tile replay: every value of C zeroed and the checksum of all of C's columns into status(1), flat over
-/// C's entries. Tiles split long rows between teams, so no team owns a row's zeroing; the tile map's checksum covers
-/// all of C (make_position_map computes it with the same pass, zero = false).
-template <class ExecSpace, class Views, class Status>
-void start_tile_replay(const ExecSpace& exec, const Views& v, const Status& status, bool zero) {
-  using Scalar = typename Views::scalar_type;
-  const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0));
-  Kokkos::parallel_reduce(
-      "KokkosSpGEMM::Numeric::replay_tiles_start", Impl::Range<ExecSpace>(exec, 0, n),
-      KOKKOS_LAMBDA(const std::int64_t i, std::uint64_t& x) {
-        if (zero) v.c_vals(i) = Scalar();
-        x += column_check_term(v.c_cols(i), i);
-      },
-      Kokkos::subview(status, 1));
+/// Operands not checked beside the replay (they passed check_operands before it).
+struct NoOperandItems {
+  std::int64_t size() const { return 0; }
+  KOKKOS_INLINE_FUNCTION bool ok(std::int64_t) const { return true; }
+};
+
+/// Counts the rows and entries of A and B (OperandItems) that break the CSR rules into status(2); the replay
+/// kernels after it skip their work when it found any.
+template <class ExecSpace, class Items, class Status>
+void check_operands_beside(const ExecSpace& exec, const Items& items, const Status& status) {
+  if (items.size() == 0) return;
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::InputChecks::operands_beside_replay", Impl::Range<ExecSpace>(exec, 0, items.size()),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        if (!items.ok(i)) Kokkos::atomic_add(&status(2), std::uint64_t(1));
+      });
 }
 
-/// A team per tile of equal products (PositionMap::tile_rows: the row holding the tile's first product): windows of
-/// the tile's rows, then of their entries of A, are staged in scratch with prefix sums of their lengths; the tile's
-/// products in a window are split into equal blocks, one per group of adjacent threads, which finds its first entry
-/// by a search of the staged prefix sums and walks on, the group's lanes splitting each entry's row of B (place and
-/// B's value read coalesced, the sum added atomically into C, zeroed by start_tile_replay). A long row spreads over
-/// several tiles and its long rows of B over the groups (rajat01's row of 686 entries and 944 columns kept one team
-/// busy while the rest of the device idled).
+/// Before a tile replay: every value of C zeroed and the checksum of all of C's columns added to status(1) (which
+/// the caller zeroed), flat over C's entries, and on past them the operands' check (status(2)) when the replay
+/// checks them: one launch. A team sums its items and adds once: a range reduction spent 12 us on p2p-Gnutella31's
+/// 10^6 items (H100, ncu), its blocks' partial sums combined by a last block. Tiles split rows between threads, so
+/// none owns a row's zeroing; the tile map's checksum covers all of C (make_position_map computes it with the same
+/// pass, zero = false).
+template <class ExecSpace, class Views, class Status, class Items = NoOperandItems>
+void start_tile_replay(const ExecSpace& exec, const Views& v, const Status& status, bool zero,
+                       const Items& items = Items()) {
+  using Scalar = typename Views::scalar_type;
+  using Policy = Impl::Teams<ExecSpace>;
+  const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0)), total = n + items.size();
+  const int threads = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
+  constexpr std::int64_t per_team = 2048;
+  if (total == 0) return;
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Numeric::replay_tiles_start",
+      Policy(exec, static_cast<int>((total + per_team - 1) / per_team), threads),
+      KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+        const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * per_team;
+        const std::int64_t end = min_of(total, begin + per_team);
+        std::uint64_t sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, begin, end),
+            [&](const std::int64_t i, std::uint64_t& x) {
+              if (i >= n) {
+                if (!items.ok(i - n)) Kokkos::atomic_add(&status(2), std::uint64_t(1));
+                return;
+              }
+              if (zero) v.c_vals(i) = Scalar();
+              x += column_check_term(v.c_cols(i), i);
+            },
+            sum);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          if (sum != 0) Kokkos::atomic_add(&status(1), sum);
+        });
+      });
+}
+
+/// Tiles of equal products (PositionMap::tile_products), a group of `lanes` adjacent threads each, no scratch and
+/// no barrier: lane l adds the tile's products l, l + lanes, ... The tile's record gives the row and the entry of
+/// A holding its first product; each thread walks on from there: the next entry, or row, when its products end (a
+/// search of the row's entry offsets finds the entry in a new row). The sum is added atomically into C (zeroed by
+/// start_tile_replay). Long rows, and long rows of B, spread over many tiles; one lane suits short rows of B (a
+/// thread crosses an entry every few products), more lanes long ones (their loads coalesce). A thread's time is a
+/// chain of dependent loads, so the tiles hold few products: about one wave of threads. (A team per tile that staged
+/// its rows and entries in scratch took 67 us on p2p-Gnutella31's 538K products on the H100, bound by its scans and
+/// barriers; threads that searched for their row and entry, 21 us.)
 template <class ExecSpace, class Views, class Perm>
 struct ReplayTilesKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using Space = typename ExecSpace::memory_space;
-  // At most 64 registers a thread, so that 4 teams of 256 fit a multiprocessor (as many as its scratch allows):
-  // the compiler's own choice, 96, held the H100 to 2 (25% occupancy; ncu, 3D 27-point 60^3, stop 14 run 11).
-  using Policy = Impl::Teams<ExecSpace, Kokkos::LaunchBounds<256, 4>>;
-  using Member = typename Policy::member_type;
-  static constexpr int row_window = 256;    // rows staged at once
-  static constexpr int entry_window = 512;  // entries of A staged at once
 
   Views v;
   Perm perm;
   const unsigned char* positions = nullptr;
   Kokkos::View<const std::int64_t*, Space> product_start;
   Kokkos::View<const std::int64_t*, Space> tile_rows;
+  Kokkos::View<const std::int32_t*, Space> tile_entries;
+  Kokkos::View<const std::int32_t*, Space> entry_offsets;
+  Kokkos::View<const std::uint64_t*, Space> status;  // [2]: operands that failed the check beside the replay
   TileRuns runs;
-  std::int64_t tile_products = 1;
-  int lanes = 1;  // adjacent threads sharing an entry's row of B; divides the team size
+  std::int64_t tile_products = 1;  // a multiple of lanes
+  int lanes = 1;
 
-  static std::size_t scratch_bytes() {
-    return (3 * row_window + 1) * sizeof(std::int64_t) + (3 * entry_window + 1) * sizeof(std::int64_t) +
-           entry_window * sizeof(Scalar) + 128;
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const std::int64_t t = runs.run[0].first_tile + team.league_rank();
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g) const {
+    if (status(2) != 0) return;
+    const std::int64_t t = runs.run[0].first_tile + g / lanes;
     const TileRuns::Run& run = runs.run[runs.find(t)];
-    // The tile's products, numbered within its run; its rows: from the one holding its first product to the one
-    // holding the next tile's.
-    const std::int64_t p0 = (t - run.first_tile) * tile_products;
-    const std::int64_t p1 = min_of(p0 + tile_products, run.products);
-    const std::int64_t q_begin = tile_rows(t);
-    const std::int64_t q_end = min_of(tile_rows(t + 1) + 1, run.row_end);
-    const int groups = team.team_size() / lanes;
-    const int group = team.team_rank() / lanes, lane = team.team_rank() % lanes;
+    const std::int64_t begin = (t - run.first_tile) * tile_products;
+    const std::int64_t end = min_of(begin + tile_products, run.products);
+    std::int64_t i = begin + g % lanes;  // products numbered within the run
+    if (i >= end) return;
+    const std::int64_t* start = product_start.data();
+    const std::int64_t first = run.first_product;
+    auto row_end_of = [&](std::int64_t q) { return q + 1 < run.row_end ? start[q + 1] - first : run.products; };
+    std::int64_t q = tile_rows(t);
+    std::int64_t row_first = start[q] - first, row_end = row_end_of(q);
 
-    auto take = [&](std::size_t n) {
-      return static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(n * sizeof(std::int64_t), 16));
+    // The row's state and the entry's (its products end at entry_end; B's value of product i is b_vals(b + i)).
+    std::int64_t a_begin = 0, entries = 0, e = tile_entries(t), entry_end = 0, b = 0;
+    const std::int32_t* offsets = nullptr;
+    Scalar* c = nullptr;
+    Scalar a_val{};
+    auto enter_row = [&]() {
+      const Ordinal row = perm(q);
+      a_begin = static_cast<std::int64_t>(v.a_rows(row));
+      entries = static_cast<std::int64_t>(v.a_rows(row + 1)) - a_begin;
+      offsets = entry_offsets.data() + a_begin;
+      c = v.c_vals.data() + v.c_rows(row);
     };
-    std::int64_t* row_c = take(row_window);              // first entry of each staged row of C
-    std::int64_t* row_a = take(row_window);              // first entry of each row of A
-    std::int64_t* row_a_start = take(row_window + 1);    // prefix sums of their lengths
-    std::int64_t* entry_b = take(entry_window);          // first entry of each staged entry's row of B
-    std::int64_t* entry_c = take(entry_window);          // first entry of its row of C
-    std::int64_t* entry_start = take(entry_window + 1);  // prefix sums of the rows of B's lengths
-    Scalar* entry_a = static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(entry_window * sizeof(Scalar), 16));
-
-    const unsigned char* places = positions + run.first_byte;
-    std::int64_t next = product_start(q_begin) - run.first_product;  // the run's index of the next product
-    for (std::int64_t q0 = q_begin; q0 < q_end && next < p1; q0 += row_window) {
-      const int nr = static_cast<int>(min_of<std::int64_t>(row_window, q_end - q0));
-      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, nr), [&](const int r, std::int64_t& part, const bool final) {
-        const Ordinal row = perm(q0 + r);
-        const auto begin = v.a_rows(row);
-        const std::int64_t length = static_cast<std::int64_t>(v.a_rows(row + 1) - begin);
-        if (final) {
-          row_a[r] = static_cast<std::int64_t>(begin);
-          row_c[r] = static_cast<std::int64_t>(v.c_rows(row));
-          row_a_start[r] = part;
-          if (r == nr - 1) row_a_start[nr] = part + length;
-        }
-        part += length;
-      });
-      team.team_barrier();
-      const std::int64_t entries = row_a_start[nr];
-      for (std::int64_t w0 = 0; w0 < entries && next < p1; w0 += entry_window) {
-        const int ns = static_cast<int>(min_of<std::int64_t>(entry_window, entries - w0));
-        Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, ns),
-                              [&](const int s, std::int64_t& part, const bool final) {
-                                const std::int64_t i = w0 + s;
-                                const std::int64_t r = last_at_or_below(row_a_start, nr, i);
-                                const std::int64_t e = row_a[r] + (i - row_a_start[r]);
-                                const Ordinal k = v.a_cols(e);
-                                const auto b_begin = v.b_rows(k);
-                                const std::int64_t length = static_cast<std::int64_t>(v.b_rows(k + 1) - b_begin);
-                                if (final) {
-                                  entry_b[s] = static_cast<std::int64_t>(b_begin);
-                                  entry_c[s] = row_c[r];
-                                  entry_a[s] = v.a_vals(e);
-                                  entry_start[s] = part;
-                                  if (s == ns - 1) entry_start[ns] = part + length;
-                                }
-                                part += length;
-                              });
-        team.team_barrier();
-        // The tile's products in this window (numbered from the window's first), in equal blocks to the groups.
-        const std::int64_t lo = max_of(p0, next) - next, hi = min_of(p1, next + entry_start[ns]) - next;
-        const std::int64_t block = hi > lo ? (hi - lo + groups - 1) / groups : 0;
-        const std::int64_t g_begin = lo + group * block, g_end = min_of(hi, g_begin + block);
-        if (g_begin < g_end) {
-          with_width(run.width, [&](auto w) {
-            std::int64_t p = g_begin;
-            for (std::int64_t s = last_at_or_below(entry_start, ns, p); p < g_end; ++s) {
-              const std::int64_t stop = min_of(g_end, entry_start[s + 1]);
-              const Scalar a = entry_a[s];
-              const Scalar* b = v.b_vals.data() + (entry_b[s] - entry_start[s]);  // B's value of product j: b[j]
-              Scalar* c = v.c_vals.data() + entry_c[s];
-              for (std::int64_t j = p + lane; j < stop; j += lanes) {
-                accumulate<true>(&c[load_position(places, w.value, next + j)], a * b[j]);
-              }
-              p = stop;
-            }
-          });
-        }
-        next += entry_start[ns];
-        team.team_barrier();  // before the next window's staging
-      }
+    auto next_row = [&]() {  // to the row holding product i, and its entry
+      do {
+        ++q;
+        row_first = row_end;
+        row_end = row_end_of(q);
+      } while (i >= row_end);
+      enter_row();
+      e = last_at_or_below(offsets, entries, i - row_first);
+    };
+    auto enter_entry = [&]() {
+      while (e + 1 < entries && row_first + offsets[e + 1] <= i) ++e;  // entries without products, or passed
+      entry_end = e + 1 < entries ? row_first + offsets[e + 1] : row_end;
+      const Ordinal k = v.a_cols(a_begin + e);
+      a_val = v.a_vals(a_begin + e);
+      b = static_cast<std::int64_t>(v.b_rows(k)) - offsets[e] - row_first;
+    };
+    if (i >= row_end) {  // a lane past the tile's first row
+      next_row();
+    } else {
+      enter_row();
     }
+    enter_entry();
+    const unsigned char* places = positions + run.first_byte;
+    with_width(run.width, [&](auto width) {
+      for (; i < end; i += lanes) {
+        if (i >= row_end) {
+          next_row();
+          enter_entry();
+        } else if (i >= entry_end) {
+          ++e;
+          enter_entry();
+        }
+        accumulate<true>(&c[load_position(places, width.value, i)], a_val * v.b_vals(b + i));
+      }
+    });
   }
 };
 
 /// Replays every mapped bin into C (v.c_vals), adding the checksum of the rows' columns to status(1) (the caller
-/// compares it with map.checksum).
-template <class ExecSpace, class Views, class Map, class Status>
-void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, bool deterministic) {
+/// compares it with map.checksum). With operand items, A and B are checked first (status(2)), and the replay
+/// kernels skip their work when they fail.
+template <class ExecSpace, class Views, class Map, class Status, class Items = NoOperandItems>
+void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, bool deterministic,
+                      const Items& items = Items()) {
   using Perm = decltype(map.bins.perm);
   using Space = typename ExecSpace::memory_space;
   if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayTiles) {
     using Kernel = ReplayTilesKernel<ExecSpace, Views, Perm>;
-    start_tile_replay(exec, v, status, true);
+    start_tile_replay(exec, v, status, true, items);
     for (std::size_t first = 0; first < map.mapped.size(); first += TileRuns::max_runs) {
       const TileRuns runs = TileRuns::of(map.mapped, first);
-      Kernel k{v, map.bins.perm, map.positions.data(), map.product_start, map.tile_rows, runs, map.tile_products};
-      // A power of two of threads (at least the lanes), within what the device can launch of this kernel.
-      const int most = typename Kernel::Policy(exec, 1, 1).team_size_max(k, Kokkos::ParallelForTag());
-      int team = 1;
-      while (2 * team <= min_of(map.mapped[0].config.team_size, most)) team *= 2;
-      k.lanes = min_of(team, map.mapped[0].config.vector_length);
-      typename Kernel::Policy policy(exec, static_cast<int>(runs.end_tile() - runs.run[0].first_tile), team);
-      policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes()));
-      Kokkos::parallel_for("KokkosSpGEMM::Numeric::replay_tiles", policy, k);
+      const Kernel k{v,
+                     map.bins.perm,
+                     map.positions.data(),
+                     map.product_start,
+                     map.tile_rows,
+                     map.tile_entries,
+                     map.entry_offsets,
+                     status,
+                     runs,
+                     map.tile_products,
+                     map.mapped[0].config.vector_length};
+      Kokkos::parallel_for("KokkosSpGEMM::Numeric::replay_tiles",
+                           Impl::Range<ExecSpace>(exec, 0, (runs.end_tile() - runs.run[0].first_tile) * k.lanes), k);
     }
     return;
   }
+  check_operands_beside(exec, items, status);
   for (const auto& mb : map.mapped) {
     const BinConfig& c = mb.config;
     const ReplaySource<Space> src{map.positions.data(),
