@@ -78,21 +78,6 @@ bool defers_operand_check(const Handle& handle, const CMatrix& c) {
          map.columns == static_cast<const void*>(c.entries().data()) && !map.mapped.empty() && map.gathered.empty();
 }
 
-/// The reuse status after a call: [0] columns missing from their row's table, [1] the checksum of C's columns,
-/// [2] rows and entries of A and B that break the CSR rules (deferred check). One copy back for all.
-struct ReuseStatus {
-  std::uint64_t missing = 0, checksum = 0, bad_operands = 0;
-};
-
-template <class ExecSpace, class Handle>
-ReuseStatus read_reuse_status(const ExecSpace& exec, const Handle& handle) {
-  std::uint64_t found[3] = {0, 0, 0};
-  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 3),
-                    handle.m_reuse_status);
-  exec.fence();
-  return ReuseStatus{found[0], found[1], found[2]};
-}
-
 /// retried: this call already found C's columns changed once and made the map anew from them.
 /// operands_checked: A and B passed check_operands; otherwise (defers_operand_check) the replay checks them.
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
@@ -120,8 +105,8 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   handle.m_written_columns = nullptr;  // until this call succeeds
   if (v.known_columns) {
     if (handle.m_reuse_status.data() == nullptr) {
-      handle.m_reuse_status =
-          decltype(handle.m_reuse_status)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"), 3);
+      handle.m_reuse_status = decltype(handle.m_reuse_status)(
+          Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"), ReuseStatus::entries);
     }
     Kokkos::deep_copy(exec, handle.m_reuse_status, std::uint64_t(0));
     v.reuse_status = handle.m_reuse_status;
@@ -165,7 +150,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
     }
   }
   if (v.known_columns) {
-    const ReuseStatus status = read_reuse_status(exec, handle);
+    const ReuseStatus status = read_reuse_status(exec, handle.m_reuse_status);
     if (status.bad_operands > 0) {
       map = decltype(handle.m_positions)();          // its replay was skipped; C holds nothing of this call
       check_operands(exec, "spgemm_numeric", a, b);  // names the problem (throws)

@@ -111,8 +111,8 @@ struct PositionMap {
   Kokkos::View<std::int64_t*, MemorySpace> tile_rows;
   Kokkos::View<std::int32_t*, MemorySpace> tile_entries;
   std::int64_t tile_products = 0;
-  std::uint64_t checksum = 0;  ///< of C's columns in the mapped rows (tile replay: in all rows), when made
-  Kokkos::View<std::uint64_t, MemorySpace> check;  ///< the same, recomputed on the device by each replay
+  /// Of C's columns in the mapped rows (tile replay: in all rows), when made; each replay recomputes it on the device.
+  std::uint64_t checksum = 0;
 
   bool made() const { return columns != nullptr; }
 

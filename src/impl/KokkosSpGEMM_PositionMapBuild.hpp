@@ -76,15 +76,19 @@ std::int64_t replay_tile_products(const ExecSpace& exec, std::int64_t products, 
   return max_of<std::int64_t>(16, lanes * min_of<std::int64_t>(64, max_of<std::int64_t>(4, each)));
 }
 
-/// Vector lanes of a GPU replay thread: half the mean row of B that the products meet (fewer lanes, more rows or
-/// entries at once, won up to that point on the H100; perf_tests/NOTES.md v6). One on CPUs.
+/// Half the mean row of B that the products meet, as a power of two of at most `most` lanes (fewer lanes, more rows
+/// or entries at once, won up to that point on the H100; perf_tests/NOTES.md v6).
+inline int half_mean_lanes(std::int64_t products, std::int64_t a_entries, int most) {
+  const std::int64_t half_mean = a_entries > 0 ? (products + 2 * a_entries - 1) / (2 * a_entries) : 1;
+  return static_cast<int>(
+      min_of<std::uint64_t>(most, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean)))));
+}
+
+/// Vector lanes of a GPU replay thread (half_mean_lanes). One on CPUs.
 template <class ExecSpace>
 int replay_lanes(std::int64_t products, std::int64_t a_entries) {
   using Traits = BackendTraits<ExecSpace>;
-  if (!Traits::is_gpu) return 1;
-  const std::int64_t half_mean = a_entries > 0 ? (products + 2 * a_entries - 1) / (2 * a_entries) : 1;
-  return static_cast<int>(min_of<std::uint64_t>(
-      Traits::max_vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean)))));
+  return Traits::is_gpu ? half_mean_lanes(products, a_entries, Traits::max_vector_length) : 1;
 }
 
 /// Whether a team-row replay of rows of up to `bound` entries keeps its sums in C's values: a row's sums outgrow
@@ -417,8 +421,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     // where tiles run only when asked for, too, so that tests take the same path as GPUs).
     std::int64_t entries = 0;
     for (const Chosen& c : chosen) entries += c.a_entries;
-    const std::int64_t half_mean = entries > 0 ? (products + 2 * entries - 1) / (2 * entries) : 1;
-    const int lanes = static_cast<int>(bit_ceil_u64(static_cast<std::uint64_t>(min_of<std::int64_t>(32, half_mean))));
+    const int lanes = half_mean_lanes(products, entries, replay_tile_most_lanes);
     map.tile_products = replay_tile_products(exec, products, lanes);
     std::int64_t next = 0;
     for (std::size_t r = 0; r < map.mapped.size(); ++r) {
@@ -512,12 +515,10 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     Kokkos::deep_copy(exec, Kokkos::subview(status, 1), std::uint64_t(0));
     start_tile_replay(exec, v, status, false);
   }
-  std::uint64_t found[3] = {0, 0, 0};
-  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, 3), status);
-  exec.fence();
+  const ReuseStatus found = read_reuse_status(exec, status);
   Kokkos::deep_copy(exec, status, std::uint64_t(0));  // for the replay that follows
-  map.checksum = found[1];
-  if (found[0] > 0) {
+  map.checksum = found.checksum;
+  if (found.missing > 0) {
     map = Map();
     return false;
   }

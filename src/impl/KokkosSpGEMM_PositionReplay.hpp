@@ -17,6 +17,25 @@
 namespace KokkosSpGEMM {
 namespace Impl {
 
+/// The reuse status (Handle::m_reuse_status, MultiplyViews::reuse_status) on the host: [0] columns missing from
+/// their row's table, [1] the checksum of C's columns, [2] rows and entries of A and B that break the CSR rules
+/// (the check beside a replay).
+struct ReuseStatus {
+  static constexpr int entries = 3;
+  std::uint64_t missing = 0, checksum = 0, bad_operands = 0;
+};
+
+/// One copy back of the reuse status, after the device's work on it.
+template <class ExecSpace, class Status>
+ReuseStatus read_reuse_status(const ExecSpace& exec, const Status& status) {
+  std::uint64_t found[ReuseStatus::entries] = {0, 0, 0};
+  Kokkos::deep_copy(
+      exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, ReuseStatus::entries),
+      status);
+  exec.fence();
+  return ReuseStatus{found[0], found[1], found[2]};
+}
+
 /// What every replay kernel reads besides A, B and C.
 template <class Space>
 struct ReplaySource {
@@ -299,6 +318,10 @@ void start_tile_replay(const ExecSpace& exec, const Views& v, const Status& stat
 /// chain of dependent loads, so the tiles hold few products: about one wave of threads. (A team per tile that staged
 /// its rows and entries in scratch took 67 us on p2p-Gnutella31's 538K products on the H100, bound by its scans and
 /// barriers; threads that searched for their row and entry, 21 us.)
+/// The most lanes of a tile's group: a CUDA warp's vector length, on every backend (tests on CPUs take the GPUs'
+/// shapes).
+constexpr int replay_tile_most_lanes = 32;
+
 template <class ExecSpace, class Views, class Perm>
 struct ReplayTilesKernel {
   using Ordinal = typename Views::ordinal_type;
