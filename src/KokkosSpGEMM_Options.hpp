@@ -89,11 +89,13 @@ inline const char* triple_order_name(TripleOrder o) {
 
 /// How numeric reuse adds the products of the position map's rows (Options::reuse_replay).
 enum class ReplayShape {
-  Auto,  ///< GPUs: Tiles for products under 2^23 over at least 4,096 rows of C, else Rows. CPUs: Rows.
-  Rows,  ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs.
-  Tiles  ///< Tiles of a few equal products (long rows split between tiles), a group of threads each (one launch,
-         ///< after one pass that zeroes C).
-         ///< Options::deterministic always replays by rows.
+  Auto,   ///< GPUs: Tiles for products under 2^23 over at least 4,096 rows of C, else Rows. CPUs: Rows.
+  Rows,   ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs. GPUs keep a thread's sums
+          ///< in its slice of scratch for short rows of many rows' bins (see RowsInScratch), else in C's row.
+  Tiles,  ///< Tiles of a few equal products (long rows split between tiles), a group of threads each (one launch,
+          ///< after one pass that zeroes C).
+  RowsInScratch  ///< As Rows, with a thread's sums in scratch wherever 128 threads' sums fit 32 KB (CPUs too).
+                 ///< Options::deterministic always replays by rows, sums in C.
 };
 
 /// How team-row bins accumulate rows of C too long for a scratch hash table (Options::wide_rows).

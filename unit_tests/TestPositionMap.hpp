@@ -32,7 +32,7 @@ inline HostCsr<double> repeated_columns_b() {
 
 /// Both replay shapes on every backend (Auto takes tiles on GPUs, rows on CPUs).
 inline std::vector<KokkosSpGEMM::Options> position_map_paths() {
-  std::vector<KokkosSpGEMM::Options> paths(8);
+  std::vector<KokkosSpGEMM::Options> paths(9);
   paths[1].scratch_bytes = 512;  // GPUs: sums of long rows in C, tables of long rows from the pool
   paths[2].sorted = false;
   paths[3].deterministic = true;
@@ -42,13 +42,15 @@ inline std::vector<KokkosSpGEMM::Options> position_map_paths() {
   paths[6].sorted = false;
   paths[7].reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
   paths[7].scratch_bytes = 512;
+  paths[8].reuse_replay = KokkosSpGEMM::ReplayShape::RowsInScratch;  // GPUs: rows of C < 16,384 take team rows
   return paths;
 }
 
 inline std::string replay_name(const KokkosSpGEMM::Options& o) {
-  return o.reuse_replay == KokkosSpGEMM::ReplayShape::Tiles  ? ", tiles"
-         : o.reuse_replay == KokkosSpGEMM::ReplayShape::Rows ? ", rows"
-                                                             : "";
+  return o.reuse_replay == KokkosSpGEMM::ReplayShape::Tiles           ? ", tiles"
+         : o.reuse_replay == KokkosSpGEMM::ReplayShape::Rows          ? ", rows"
+         : o.reuse_replay == KokkosSpGEMM::ReplayShape::RowsInScratch ? ", rows in scratch"
+                                                                      : "";
 }
 
 TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
@@ -102,6 +104,17 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   tiles.reuse_replay = KokkosSpGEMM::ReplayShape::Tiles;
   const std::string large = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, rows, "p2d5(130), rows");
   EXPECT_NE(large.find("thread-rows/position-map"), std::string::npos) << large;
+  // A thread's sums in its slice of scratch (no atomics): rows of up to 16 entries (bins of 2D 5-point's 5 to 13),
+  // rows of many entries of B (3D 27-point's 125) in C's row, as are deterministic sums.
+  KokkosSpGEMM::Options in_scratch;
+  in_scratch.reuse_replay = KokkosSpGEMM::ReplayShape::RowsInScratch;
+  const std::string owned = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, in_scratch, "p2d5(130), in scratch");
+  EXPECT_NE(owned.find("thread-rows/position-map"), std::string::npos) << owned;
+  EXPECT_NE(owned.find("sums in scratch"), std::string::npos) << owned;
+  EXPECT_EQ(owned.find("sums in C"), std::string::npos) << owned;
+  in_scratch.deterministic = true;
+  const std::string fixed = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, in_scratch, "p2d5(130), deterministic");
+  EXPECT_EQ(fixed.find("sums in scratch"), std::string::npos) << fixed;
   if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
     // Team rows (GPUs): R-MAT's rows meet rows of B of skewed lengths and replay by equal shares of products;
     // uniform rows meet rows of B of one length and keep entries of A to threads.

@@ -98,6 +98,26 @@ bool replay_sums_in_c(std::int64_t bound, const Options& options) {
   return bound * static_cast<std::int64_t>(sizeof(Scalar)) > scratch_budget<ExecSpace>(options);
 }
 
+/// Threads a team of the thread-row replay with the sums in scratch (ReplayOwnedRowsKernel) for a bin of `rows` rows
+/// of C of up to `bound` entries, `products` products over `a_entries` entries of A; 0: sums in C (ReplayRowsKernel).
+/// GPUs, Auto: where 128 threads' sums fit 16 KB (a multiprocessor still holds 1,792 threads), or 32 KB where the
+/// rows of B met are short (at most 2 lanes, which gain little coalescing from them). H100 (perf_tests/NOTES.md
+/// v13): 2D 5-point 2000^2 1.40 -> 1.28 ms a reuse call, A*P on 3D 7-point 160^3 tentative 0.70 -> 0.52, smoothed
+/// 1.56 -> 1.00; not 3D 7-point 160^3's rows of 25 with 4 lanes: 2.85 -> 3.22 ms (L2 84-91% busy both ways; the
+/// scratch took L1 from B's values). Bins of fewer than 2^15 rows stay in one launch with their neighbours.
+/// ReplayShape::RowsInScratch: wherever the sums fit 32 KB, CPUs too (a thread a team).
+template <class ExecSpace, class Scalar>
+int replay_rows_in_scratch(std::int64_t bound, std::int64_t rows, std::int64_t products, std::int64_t a_entries,
+                           const Options& options) {
+  using Traits = BackendTraits<ExecSpace>;
+  constexpr int team = 128;
+  const std::int64_t team_bytes = team * bound * static_cast<std::int64_t>(sizeof(Scalar));
+  if (options.deterministic || team_bytes > min_of<std::int64_t>(32768, scratch_budget<ExecSpace>(options))) return 0;
+  if (options.reuse_replay == ReplayShape::RowsInScratch) return Traits::is_gpu ? team : 1;
+  if (!Traits::is_gpu || rows < (std::int64_t(1) << 15)) return 0;
+  return team_bytes <= 16384 || replay_lanes<ExecSpace>(products, a_entries) <= 2 ? team : 0;
+}
+
 /// The replay kernel of mapped rows of up to `bound` entries. GPUs: rows of up to 256 entries take a thread each,
 /// with vector lanes for half the mean row of B (measured on the H100: fewer lanes, more rows at once, win up to
 /// that point; perf_tests/NOTES.md v6) and the sums in C's row; longer rows take a team each, with the sums in
@@ -106,7 +126,7 @@ bool replay_sums_in_c(std::int64_t bound, const Options& options) {
 /// rows; the caller sets the lanes and team size for the whole map.
 template <class ExecSpace, class Scalar>
 BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64_t products, std::int64_t a_entries,
-                               bool few_rows, bool tiles, const Options& options, bool& in_c) {
+                               bool few_rows, bool tiles, int scratch_team, const Options& options, bool& in_c) {
   using Traits = BackendTraits<ExecSpace>;
   BinConfig c;
   c.bin = row_bin_of(bound);
@@ -118,6 +138,11 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
   if (tiles) {
     c.kernel = RowKernel::ReplayTiles;
     in_c = true;
+    return c;
+  }
+  if (scratch_team > 0) {  // a thread per row, sums in scratch (replay_rows_in_scratch)
+    c.team_size = scratch_team;
+    c.rows_per_team = Traits::is_gpu ? scratch_team : 8;
     return c;
   }
   if (!Traits::is_gpu) {
@@ -350,6 +375,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   struct Chosen {
     int bin, width;
     std::int64_t products, a_entries, longest_b, first_byte, first_product;
+    int scratch_team;  // thread rows with sums in scratch (replay_rows_in_scratch); 0: not
   };
   std::vector<Chosen> chosen;
   std::size_t used = overhead;
@@ -372,7 +398,11 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     if (used + need > limit) continue;
     used += need;
     offsets = offsets || team_row || tiles;
-    chosen.push_back({b, width, bin_products, host(4 * b + 1), host(4 * b + 3), start, products});
+    const int scratch_team = team_row || tiles
+                                 ? 0
+                                 : replay_rows_in_scratch<ExecSpace, Scalar>(row_bin_bound(b), map.bins.count(b),
+                                                                             bin_products, host(4 * b + 1), options);
+    chosen.push_back({b, width, bin_products, host(4 * b + 1), host(4 * b + 3), start, products, scratch_team});
     bytes = start + bin_products * width;
     products += bin_products;
     mask.mapped[b] = true;
@@ -390,6 +420,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
       if (tiles) return map.bins.offsets[chosen[j].bin] == map.bins.offsets[chosen[j - 1].bin + 1];
       return run_rows < (std::int64_t(1) << 16) && chosen[j].bin == chosen[j - 1].bin + 1 &&
              replay_team_rows<ExecSpace>(row_bin_bound(chosen[j].bin), few_rows, options) == team_row &&
+             chosen[j].scratch_team == chosen[i].scratch_team &&
              // team-row runs do not mix bins with sums in scratch and bins with sums in C
              (!team_row || replay_sums_in_c<ExecSpace, Scalar>(row_bin_bound(chosen[j].bin), options) ==
                                replay_sums_in_c<ExecSpace, Scalar>(row_bin_bound(chosen[i].bin), options));
@@ -402,8 +433,9 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
       ++j;
     }
     typename Map::Bin mb;
-    mb.config = configure_replay_bin<ExecSpace, Scalar>(row_bin_bound(chosen[j - 1].bin), run_rows, run_products,
-                                                        run_entries, few_rows, tiles, options, mb.in_c);
+    mb.config =
+        configure_replay_bin<ExecSpace, Scalar>(row_bin_bound(chosen[j - 1].bin), run_rows, run_products, run_entries,
+                                                few_rows, tiles, chosen[i].scratch_team, options, mb.in_c);
     mb.config.bin = chosen[i].bin;  // the run's rows start at its first bin's
     mb.last_bin = chosen[j - 1].bin;
     mb.width = chosen[i].width;

@@ -153,6 +153,87 @@ struct ReplayRowsKernel {
   }
 };
 
+/// A thread per row, its sums in its own slice of the team's scratch (slot s of thread r at s * team_size + r:
+/// adjacent threads in adjacent banks): no atomics, no pass that zeroes C, no barrier. For short rows of C (3D
+/// 7-point, 2D 5-point, A*P), where sums in C cost a round trip to L2 a product (atomics with lanes, or a load and
+/// a store without). A row of B is read four products at a time, their loads issued before their adds (the adds'
+/// stores could alias the loads, so nothing else lets a thread keep several in flight).
+template <class ExecSpace, class Views, class Perm>
+struct ReplayOwnedRowsKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+
+  Views v;
+  Perm perm;
+  ReplaySource<typename ExecSpace::memory_space> src;
+  std::int64_t first = 0, rows = 0;
+  int rows_per_team = 1;
+  Ordinal row_entries = 0;  // the longest row of C the kernel meets
+
+  std::size_t scratch_bytes(int team_size) const {
+    return static_cast<std::size_t>(team_size) * static_cast<std::size_t>(row_entries) * sizeof(Scalar) + 64;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (src.status(2) != 0) return;  // A or B failed the check beside this replay
+    const int stride = team.team_size();
+    Scalar* const sums =
+        static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(
+            static_cast<std::size_t>(stride) * static_cast<std::size_t>(row_entries) * sizeof(Scalar), 16)) +
+        team.team_rank();
+    const std::int64_t team_first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const int team_rows = static_cast<int>(min_of<std::int64_t>(rows_per_team, rows - team_first));
+    std::uint64_t check = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, team_rows),
+        [&](const int t, std::uint64_t& x) {
+          const std::int64_t q = first + team_first + t;
+          const Ordinal row = perm(q);
+          const auto c_begin = v.c_rows(row);
+          const Ordinal length = static_cast<Ordinal>(v.c_rows(row + 1) - c_begin);
+          for (Ordinal s = 0; s < length; ++s) sums[s * stride] = Scalar();
+          const unsigned char* places = src.row(q);
+          with_width(src.width, [&](auto w) {
+            // Adds entry e's products: a row of B four at a time, their loads before their adds.
+            auto add_entry = [&](const Scalar a_val, const std::int64_t b_begin, const std::int64_t b_len,
+                                 const std::int64_t offset) {
+              std::int64_t jj = 0;
+              for (; jj + 4 <= b_len; jj += 4) {
+                std::int64_t p[4];
+                Scalar b[4];
+                for (int u = 0; u < 4; ++u) {
+                  p[u] = load_position(places, w.value, offset + jj + u);
+                  b[u] = v.b_vals(b_begin + jj + u);
+                }
+                for (int u = 0; u < 4; ++u) sums[p[u] * stride] += a_val * b[u];
+              }
+              for (; jj < b_len; ++jj) {
+                sums[load_position(places, w.value, offset + jj) * stride] += a_val * v.b_vals(b_begin + jj);
+              }
+            };
+            const std::int64_t a_begin = static_cast<std::int64_t>(v.a_rows(row));
+            const std::int64_t a_end = static_cast<std::int64_t>(v.a_rows(row + 1));
+            std::int64_t offset = 0;
+            for (auto e = a_begin; e < a_end; ++e) {
+              const Ordinal k = v.a_cols(e);
+              const std::int64_t b_begin = static_cast<std::int64_t>(v.b_rows(k));
+              const std::int64_t b_len = static_cast<std::int64_t>(v.b_rows(k + 1)) - b_begin;
+              add_entry(v.a_vals(e), b_begin, b_len, offset);
+              offset += b_len;
+            }
+          });
+          for (Ordinal s = 0; s < length; ++s) {
+            v.c_vals(c_begin + s) = sums[s * stride];
+            x += column_check_term(v.c_cols(c_begin + s), static_cast<std::int64_t>(c_begin + s));
+          }
+        },
+        check);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { src.add_check(check); });
+  }
+};
+
 /// One team per row; sums in scratch, or in C's values for rows longer than scratch holds. Shares = false: threads
 /// split A's row (each entry's product offset from the map), vector lanes each row of B. Shares = true (rows of B
 /// of skewed lengths, replay_by_shares): the row's products go to the threads in equal shares, each share's first
@@ -468,6 +549,14 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
       continue;
     }
     const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
+    if (!mb.in_c) {  // a thread per row, sums in scratch
+      const ReplayOwnedRowsKernel<ExecSpace, Views, Perm> kernel{v,      map.bins.perm,   src,        first,
+                                                                 c.rows, c.rows_per_team, row_entries};
+      typename decltype(kernel)::Policy policy(exec, league, c.team_size, 1);
+      policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes(c.team_size)));
+      Kokkos::parallel_for(label, policy, kernel);
+      continue;
+    }
     auto launch = [&](auto kernel) {
       Kokkos::parallel_for(label, typename decltype(kernel)::Policy(exec, league, c.team_size, c.vector_length),
                            kernel);

@@ -27,7 +27,7 @@ const char* usage =
     "usage:\n"
     "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
     "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--deterministic]\n"
-    "                        [--no-position-map] [--replay auto|rows|tiles] [--wide-rows auto|hash|bitmap]\n"
+    "                        [--no-position-map] [--replay auto|rows|tiles|scratch-rows] [--wide-rows auto|hash|bitmap]\n"
     "                        [--profile]\n"
     "                        [--check | --check-rows N]\n"
     "                   (--check-rows: N random rows and the 4 longest against the reference, for huge C)\n"
@@ -159,7 +159,8 @@ int multiply(const Args& args) {
   if (!choose(args, "--replay",
               {{"auto", KokkosSpGEMM::ReplayShape::Auto},
                {"rows", KokkosSpGEMM::ReplayShape::Rows},
-               {"tiles", KokkosSpGEMM::ReplayShape::Tiles}},
+               {"tiles", KokkosSpGEMM::ReplayShape::Tiles},
+               {"scratch-rows", KokkosSpGEMM::ReplayShape::RowsInScratch}},
               options.reuse_replay) ||
       !choose(args, "--wide-rows",
               {{"auto", KokkosSpGEMM::WideRows::Auto},
