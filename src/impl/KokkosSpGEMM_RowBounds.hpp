@@ -17,8 +17,10 @@ struct RowBoundsTotals {
 };
 
 /// Fills products(i) = sum over a_ik of nnz(B(k,:)) and returns the totals. On GPUs a row's entries are split over
-/// a warp's lanes: one thread walking a long row of A was the phase's tail (rajat01's rows of up to 1,442 entries:
-/// 159 us of a 1.9 ms one-shot; perf_tests/NOTES.md, v10).
+/// vector lanes, as many as the mean row of A (a power of two up to a warp), or a warp's where the rows do not fill
+/// the device anyway: one thread walking a long row of A was the phase's tail (rajat01's rows of up to 1,442
+/// entries: 159 us of a 1.9 ms one-shot), and a warp a row of 7 entries took 1.1 ms of 3D 7-point 160^3's one-shot
+/// (H100; perf_tests/NOTES.md, v10 and v13).
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
 RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
                                    const ProductsView& products) {
@@ -29,13 +31,18 @@ RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, cons
   const auto a_cols = a.entries();
   const auto b_rows = b.row_map();
   const std::int64_t rows = a.num_rows();
-  const int lanes = BackendTraits<ExecSpace>::max_vector_length;
-  const int rows_per_team = BackendTraits<ExecSpace>::is_gpu ? 8 : 64;
+  using Traits = BackendTraits<ExecSpace>;
+  const std::int64_t mean_a = rows > 0 ? (static_cast<std::int64_t>(a_cols.extent(0)) + rows - 1) / rows : 1;
+  const bool fills = rows * Traits::max_vector_length > static_cast<std::int64_t>(exec.concurrency());
+  const int lanes =
+      fills ? static_cast<int>(min_of<std::uint64_t>(
+                  Traits::max_vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_a)))))
+            : Traits::max_vector_length;
+  const int rows_per_team = Traits::is_gpu ? 256 / lanes : 64;
   const int league = static_cast<int>((rows + rows_per_team - 1) / rows_per_team);
   if (rows > 0) {
     Kokkos::parallel_for(
-        "KokkosSpGEMM::RowBounds::products",
-        Policy(exec, league, BackendTraits<ExecSpace>::is_gpu ? rows_per_team : 1, lanes),
+        "KokkosSpGEMM::RowBounds::products", Policy(exec, league, Traits::is_gpu ? rows_per_team : 1, lanes),
         KOKKOS_LAMBDA(const Member& team) {
           const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
           const std::int64_t last = first + rows_per_team < rows ? first + rows_per_team : rows;

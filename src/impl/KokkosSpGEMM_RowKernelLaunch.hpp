@@ -24,13 +24,17 @@
 namespace KokkosSpGEMM {
 namespace Impl {
 
-/// Configures every bin for this phase: entry bytes are a column (symbolic) or a column and a value (numeric).
+/// Configures every bin for this phase: entry bytes are a column (symbolic) or a column and a value (numeric);
+/// mean_b_met as for configure_bin.
 template <class ExecSpace, class Ordinal, class Scalar, bool Numeric, class Bins>
-std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, const Options& options) {
+std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, const Options& options,
+                                      std::int64_t mean_b_met = 0) {
   const std::size_t entry_bytes = sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0);
   std::vector<BinConfig> configs;
   for (int b = 0; b < num_row_bins; ++b) {
-    if (bins.count(b) > 0) configs.push_back(configure_bin<ExecSpace>(b, bins.count(b), b_cols, entry_bytes, options));
+    if (bins.count(b) > 0) {
+      configs.push_back(configure_bin<ExecSpace>(b, bins.count(b), b_cols, entry_bytes, options, mean_b_met));
+    }
   }
   return configs;
 }

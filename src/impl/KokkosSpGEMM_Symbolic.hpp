@@ -166,6 +166,8 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const auto products = workspace.template take<std::int64_t>("KokkosSpGEMM::RowBounds::products", rows);
   const RowBoundsTotals totals = compute_row_bounds(exec, a, b, products);
   v.row_products = products;
+  // The mean row of B that an entry of A meets.
+  const std::int64_t mean_b_met = a.nnz() > 0 ? (totals.products + a.nnz() - 1) / a.nnz() : 0;
   v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
 
   const bool rmerge = handle.options().algorithm == Algorithm::RMerge;
@@ -183,7 +185,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   } else {
     handle.m_symbolic_configs =
         in_order ? std::vector<BinConfig>{dense_rows}
-                 : configure_bins<ExecSpace, Ordinal, Scalar, false>(bins, b.num_cols(), handle.options());
+                 : configure_bins<ExecSpace, Ordinal, Scalar, false>(bins, b.num_cols(), handle.options(), mean_b_met);
     for (const BinConfig& cfg : handle.m_symbolic_configs) {
       if (cfg.kernel != RowKernel::Dense) continue;
       // Under a memory budget, at most half of what it leaves: the pools need the rest.
@@ -238,7 +240,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
     handle.m_numeric_bins = bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask});
     handle.m_numeric_configs =
-        configure_bins<ExecSpace, Ordinal, Scalar, true>(handle.m_numeric_bins, b.num_cols(), hash_family);
+        configure_bins<ExecSpace, Ordinal, Scalar, true>(handle.m_numeric_bins, b.num_cols(), hash_family, mean_b_met);
     // Bins the symbolic phase ran with a sorted-row kernel keep it; bins Auto moved to merging get the merge kernel.
     Options product_family = handle.options();
     if (product_kernel_for(product_family.algorithm, 2) == RowKernel::Empty)
