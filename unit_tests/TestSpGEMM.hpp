@@ -91,6 +91,52 @@ TEST(TEST_CATEGORY, spgemm_one_long_row) {
   for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, b, o, "one row with 1e5 products");
 }
 
+/// A row's value from a view: the row size and the work measure of the binning test below.
+template <class View>
+struct RowValue {
+  static constexpr bool enabled = true;
+  View values;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const { return values(i); }
+};
+
+TEST(TEST_CATEGORY, row_bins_group_rows_and_find_each_bins_most_work) {
+  using Exec = TEST_EXECSPACE;
+  using View = Kokkos::View<std::int64_t*, Exec::memory_space>;
+  Exec exec;
+  // More rows than one binning team's block; one row of far more work than its bin's others.
+  const std::int64_t rows = 5000;
+  View sizes("sizes", rows), work("work", rows);
+  auto hs = Kokkos::create_mirror_view(sizes);
+  auto hw = Kokkos::create_mirror_view(work);
+  std::vector<std::int64_t> count(KokkosSpGEMM::Impl::num_row_bins, 0), most(KokkosSpGEMM::Impl::num_row_bins, 0);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    hs(i) = (i * 37) % 300;
+    hw(i) = hs(i) * (i % 7 + 1) + (i == 4321 ? 100000 : 0);
+    const int b = KokkosSpGEMM::Impl::row_bin_of(hs(i));
+    ++count[b];
+    most[b] = std::max(most[b], hw(i));
+  }
+  Kokkos::deep_copy(sizes, hs);
+  Kokkos::deep_copy(work, hw);
+  KokkosSpGEMM::Impl::Workspace<Exec> workspace(exec, 1 << 16);
+  const auto bins = KokkosSpGEMM::Impl::bin_rows(exec, workspace, static_cast<int>(rows), RowValue<View>{sizes},
+                                                 RowValue<View>{work});
+  const auto without = KokkosSpGEMM::Impl::bin_rows(exec, workspace, static_cast<int>(rows), RowValue<View>{sizes});
+  EXPECT_TRUE(without.most_work.empty());
+  auto perm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bins.perm);
+  std::vector<int> seen(rows, 0);
+  for (int b = 0; b < KokkosSpGEMM::Impl::num_row_bins; ++b) {
+    EXPECT_EQ(bins.count(b), count[b]) << "bin " << b;
+    EXPECT_EQ(without.count(b), count[b]) << "bin " << b;
+    EXPECT_EQ(bins.most(b), most[b]) << "bin " << b;
+    for (std::int64_t q = bins.offsets[b]; q < bins.offsets[b + 1]; ++q) {
+      ASSERT_EQ(KokkosSpGEMM::Impl::row_bin_of(hs(perm(q))), b);
+      ++seen[perm(q)];
+    }
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), rows);  // every row once
+}
+
 TEST(TEST_CATEGORY, spgemm_duplicate_heavy) {
   // B has 6 columns: every row of C collapses hundreds of products into at most 6 entries; bin 1 (one column).
   const auto a = KokkosSpGEMM::uniform_random<double, int, int>(200, 400, 60, 3);

@@ -187,10 +187,11 @@ inline BinConfig configure_dense_rows(std::int64_t rows, std::int64_t bound, std
 }
 
 /// entry_bytes: bytes per table slot (column, plus value in the numeric phase); mean_b_met: the mean row of B an
-/// entry of A meets (products over entries of A; 0: not known).
+/// entry of A meets (products over entries of A; 0: not known); most_products: the bin's longest row in products
+/// (0: not known).
 template <class ExecSpace>
 BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::size_t entry_bytes,
-                        const Options& options, std::int64_t mean_b_met = 0) {
+                        const Options& options, std::int64_t mean_b_met = 0, std::int64_t most_products = 0) {
   using Traits = BackendTraits<ExecSpace>;
   BinConfig c;
   c.bin = bin;
@@ -242,7 +243,9 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     // Lanes per row follow the row size, 256 threads per team; but no more lanes than the mean row of B an entry of
     // A meets (mean_b_met), as many more rows a team as scratch holds (at least 64 threads): lanes past a row of B
     // idle. H100, one-shot (perf_tests/NOTES.md, v13): 2D 5-point 2000^2 8.8-9.2 -> 7.3 ms, A*P on 3D 7-point 160^3
-    // smoothed 10.2-10.4 -> 8.9-9.9 (rows of B of 1 to 5 met by rows of C of up to 16).
+    // smoothed 10.2-10.4 -> 8.9-9.9 (rows of B of 1 to 5 met by rows of C of up to 16). Only where no row of the bin
+    // has over 4 products an entry of its bound: a mean says nothing of a bin's few rows of many products (rows of
+    // C compressing 1,000 products each would take 16x as long on 2 lanes as on 32).
     c.vector_length =
         static_cast<int>(min_of<std::int64_t>(Traits::max_vector_length, max_of<std::int64_t>(2, c.bound / 2)));
     c.team_size = 256 / c.vector_length;
@@ -250,7 +253,8 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
         c.vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_b_met)))));
     const int team =
         static_cast<int>(min_of<std::int64_t>(256 / lanes, budget / (table * static_cast<std::int64_t>(entry_bytes))));
-    if (mean_b_met > 0 && lanes < c.vector_length && team * lanes >= 64) {
+    if (mean_b_met > 0 && most_products > 0 && most_products <= 4 * c.bound && lanes < c.vector_length &&
+        team * lanes >= 64) {
       c.vector_length = lanes;
       c.team_size = team;
     }

@@ -33,7 +33,16 @@ struct RowBins {
   Kokkos::View<Ordinal*, MemorySpace> perm;
   std::vector<std::int64_t> offsets = std::vector<std::int64_t>(num_row_bins + 1, 0);
   bool in_order = false;
+  /// The most work (products) of a row in each bin, where the binning was given a work measure; else empty.
+  std::vector<std::int64_t> most_work;
   std::int64_t count(int b) const { return offsets[b + 1] - offsets[b]; }
+  std::int64_t most(int b) const { return most_work.empty() ? 0 : most_work[b]; }
+};
+
+/// No work measure for bin_rows: RowBins::most_work stays empty.
+struct NoRowWork {
+  static constexpr bool enabled = false;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t) const { return 0; }
 };
 
 /// The rows in their own order, as a permutation for the row kernels.
@@ -74,10 +83,12 @@ struct BinStarts {
   std::int64_t first[num_row_bins];
 };
 
-/// The permutation is the result's own (handles keep it); the counts come from the phase's workspace.
-template <class ExecSpace, class Ordinal, class UpperBound>
+/// The permutation is the result's own (handles keep it); the counts come from the phase's workspace. With a work
+/// measure (work(i) of row i, Work::enabled), the most work of a row in each bin comes back with the counts.
+template <class ExecSpace, class Ordinal, class UpperBound, class Work = NoRowWork>
 RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
-                                                            Ordinal num_rows, const UpperBound& ub) {
+                                                            Ordinal num_rows, const UpperBound& ub,
+                                                            const Work& work = Work()) {
   using Space = typename ExecSpace::memory_space;
   using Policy = Impl::Teams<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -87,28 +98,45 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::RowBins::perm"), num_rows);
   if (num_rows == 0) return bins;
   const std::size_t mark = workspace.mark();
-  const auto counts = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", num_row_bins);
+  // Counts, then (with a work measure) each bin's most work.
+  const auto counts = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 2 * num_row_bins);
   const auto cursor = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::cursor", num_row_bins);
   const int league =
       static_cast<int>((static_cast<std::int64_t>(num_rows) + rows_per_binning_team - 1) / rows_per_binning_team);
   const std::size_t scratch = ScratchCounts::shmem_size(num_row_bins);
   const int team_size = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
-  Policy policy = Policy(exec, league, team_size).set_scratch_size(0, Kokkos::PerTeam(scratch));
+  Policy policy = Policy(exec, league, team_size);
 
   Kokkos::parallel_for(
-      "KokkosSpGEMM::RowBins::count", policy, KOKKOS_LAMBDA(const Member& team) {
+      "KokkosSpGEMM::RowBins::count", policy.set_scratch_size(0, Kokkos::PerTeam((Work::enabled ? 2 : 1) * scratch)),
+      KOKKOS_LAMBDA(const Member& team) {
         ScratchCounts local(team.team_scratch(0), num_row_bins);
         team_histogram(team, local, num_rows, ub);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
           if (local(b)) Kokkos::atomic_add(&counts(b), local(b));
         });
+        if (Work::enabled) {  // each bin's most work: a team's maximum in scratch, then one global max
+          ScratchCounts most(team.team_scratch(0), num_row_bins);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) { most(b) = 0; });
+          team.team_barrier();
+          const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
+          const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
+                               [&](std::int64_t i) { Kokkos::atomic_fetch_max(&most(row_bin_of(ub(i))), work(i)); });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
+            if (most(b)) Kokkos::atomic_fetch_max(&counts(num_row_bins + b), most(b));
+          });
+        }
       });
   // Into an array of the host's: a host mirror's free and a plain deep_copy each fence the whole device.
-  std::int64_t counts_host[num_row_bins];
-  Kokkos::deep_copy(
-      exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(counts_host, num_row_bins), counts);
+  std::int64_t counts_host[2 * num_row_bins];
+  const int copied = (Work::enabled ? 2 : 1) * num_row_bins;
+  Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(counts_host, copied),
+                    Kokkos::subview(counts, Kokkos::make_pair(0, copied)));
   exec.fence();
   for (int b = 0; b < num_row_bins; ++b) bins.offsets[b + 1] = bins.offsets[b] + counts_host[b];
+  if (Work::enabled) bins.most_work.assign(counts_host + num_row_bins, counts_host + 2 * num_row_bins);
 
   // Each bin's first slot goes to the kernel by value (a copy to the device would wait for the stream; a one-thread
   // scan on the device took 31 us); the cursors count from zero.

@@ -25,7 +25,7 @@ namespace KokkosSpGEMM {
 namespace Impl {
 
 /// Configures every bin for this phase: entry bytes are a column (symbolic) or a column and a value (numeric);
-/// mean_b_met as for configure_bin.
+/// mean_b_met as for configure_bin, which also gets each bin's most products (RowBins::most_work).
 template <class ExecSpace, class Ordinal, class Scalar, bool Numeric, class Bins>
 std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, const Options& options,
                                       std::int64_t mean_b_met = 0) {
@@ -33,7 +33,8 @@ std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, con
   std::vector<BinConfig> configs;
   for (int b = 0; b < num_row_bins; ++b) {
     if (bins.count(b) > 0) {
-      configs.push_back(configure_bin<ExecSpace>(b, bins.count(b), b_cols, entry_bytes, options, mean_b_met));
+      configs.push_back(
+          configure_bin<ExecSpace>(b, bins.count(b), b_cols, entry_bytes, options, mean_b_met, bins.most(b)));
     }
   }
   return configs;

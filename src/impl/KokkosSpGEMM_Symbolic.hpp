@@ -30,6 +30,14 @@ struct ProductBound {
   }
 };
 
+/// A row's products: the work measure of the phases' binning (RowBins::most_work).
+template <class Views>
+struct RowProducts {
+  static constexpr bool enabled = true;
+  Views v;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const { return v.row_products(i); }
+};
+
 /// Which product bins run a sorted-row kernel (whose rows the numeric phase takes from the product bins).
 struct ProductBinMask {
   bool product[num_row_bins] = {};
@@ -175,8 +183,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(handle.options(), b.num_cols());
   const BinConfig dense_rows =
       configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols());
-  const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
-                             : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v});
+  const auto bins = in_order
+                        ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
+                        : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v}, RowProducts<decltype(v)>{v});
   ProductBinMask mask;
   std::size_t compressed_b_bytes = 0;
   if (rmerge) {
@@ -238,7 +247,8 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   } else if (!rmerge) {
     Options hash_family = handle.options();
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
-    handle.m_numeric_bins = bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask});
+    handle.m_numeric_bins =
+        bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask}, RowProducts<decltype(v)>{v});
     handle.m_numeric_configs =
         configure_bins<ExecSpace, Ordinal, Scalar, true>(handle.m_numeric_bins, b.num_cols(), hash_family, mean_b_met);
     // Bins the symbolic phase ran with a sorted-row kernel keep it; bins Auto moved to merging get the merge kernel.
