@@ -73,8 +73,8 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
   const int n = a.num_rows();
   const auto bad_column = broken([&](auto& m) { m.entries()(m.entries().extent(0) / 2) = n + 5; });
   const auto bad_row_map = broken([&](auto& m) { m.row_map()(n / 2) = m.row_map()(n / 2 + 1) + 1; });
-  for (const auto shape :
-       {KokkosSpGEMM::ReplayShape::Auto, KokkosSpGEMM::ReplayShape::Tiles, KokkosSpGEMM::ReplayShape::Rows}) {
+  for (const auto shape : {KokkosSpGEMM::ReplayShape::Auto, KokkosSpGEMM::ReplayShape::Tiles,
+                           KokkosSpGEMM::ReplayShape::Rows, KokkosSpGEMM::ReplayShape::RowsInScratch}) {
     KokkosSpGEMM::Options o;
     o.reuse_replay = shape;
     KokkosSpGEMM::Handle<Exec, double> handle(o);
