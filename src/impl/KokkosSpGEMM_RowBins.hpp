@@ -65,16 +65,24 @@ RowBins<Ordinal, MemorySpace> all_rows_in_one_bin(std::int64_t rows, int b) {
 /// once per bin, which keeps atomic contention on the ~60 counters low on GPUs.
 constexpr int rows_per_binning_team = 2048;
 
-/// Counts, in local (scratch), the rows of this team's block per bin; ends with a barrier.
-template <class Member, class Counts, class UpperBound>
+/// Counts, in local (scratch), the rows of this team's block per bin, and with a work measure (Work::enabled) each
+/// bin's most work in most (scratch); ends with a barrier.
+template <class Member, class Counts, class UpperBound, class Work = NoRowWork>
 KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& local, std::int64_t num_rows,
-                                           const UpperBound& ub) {
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) { local(b) = 0; });
+                                           const UpperBound& ub, const Work& work = Work(),
+                                           const Counts& most = Counts()) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
+    local(b) = 0;
+    if (Work::enabled) most(b) = 0;
+  });
   team.team_barrier();
   const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
   const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
-                       [&](std::int64_t i) { Kokkos::atomic_add(&local(row_bin_of(ub(i))), std::int64_t(1)); });
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t i) {
+    const int b = row_bin_of(ub(i));
+    Kokkos::atomic_add(&local(b), std::int64_t(1));
+    if (Work::enabled) Kokkos::atomic_fetch_max(&most(b), work(i));
+  });
   team.team_barrier();
 }
 
@@ -111,23 +119,13 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
       "KokkosSpGEMM::RowBins::count", policy.set_scratch_size(0, Kokkos::PerTeam((Work::enabled ? 2 : 1) * scratch)),
       KOKKOS_LAMBDA(const Member& team) {
         ScratchCounts local(team.team_scratch(0), num_row_bins);
-        team_histogram(team, local, num_rows, ub);
+        // Each bin's most work: a team's maximum in scratch, then one global max.
+        const ScratchCounts most = Work::enabled ? ScratchCounts(team.team_scratch(0), num_row_bins) : ScratchCounts();
+        team_histogram(team, local, num_rows, ub, work, most);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
           if (local(b)) Kokkos::atomic_add(&counts(b), local(b));
+          if (Work::enabled && most(b)) Kokkos::atomic_fetch_max(&counts(num_row_bins + b), most(b));
         });
-        if (Work::enabled) {  // each bin's most work: a team's maximum in scratch, then one global max
-          ScratchCounts most(team.team_scratch(0), num_row_bins);
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) { most(b) = 0; });
-          team.team_barrier();
-          const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
-          const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end),
-                               [&](std::int64_t i) { Kokkos::atomic_fetch_max(&most(row_bin_of(ub(i))), work(i)); });
-          team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
-            if (most(b)) Kokkos::atomic_fetch_max(&counts(num_row_bins + b), most(b));
-          });
-        }
       });
   // Into an array of the host's: a host mirror's free and a plain deep_copy each fence the whole device.
   std::int64_t counts_host[2 * num_row_bins];
