@@ -148,6 +148,54 @@ TEST(TEST_CATEGORY, spgemm_duplicate_heavy) {
   }
 }
 
+/// Rows of C of every size the sorted writers treat apart: rows 0..80 (thread rows, sizes not a multiple of 4),
+/// then team rows around 256, 512 and 513 (the GPU rank path's limits), up to 3,000 (sorted after extraction), in
+/// shuffled columns. dup: each row of B has 3 entries from a pool of its row's columns, so rows of C fill half their
+/// bound's table or less.
+inline std::pair<HostCsr<double>, HostCsr<double>> rows_of_every_size_case(bool dup) {
+  std::vector<int> sizes;
+  for (int s = 0; s <= 80; ++s) sizes.push_back(s);
+  for (int s : {100, 127, 128, 129, 200, 255, 256, 257, 300, 509, 511, 512, 513, 700, 1024, 1025, 2000, 3000}) {
+    sizes.push_back(s);
+  }
+  const int width = 20000;
+  std::uint64_t x = 777;
+  const auto next = [&x](int n) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((x >> 33) % static_cast<std::uint64_t>(n));
+  };
+  std::vector<std::vector<std::pair<int, double>>> a_rows(sizes.size()), b_rows;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    // The row's columns: a shuffled window of distinct columns, so that C's row has exactly sizes[i] entries.
+    std::vector<int> cols(sizes[i]);
+    const int start = next(width - sizes[i] + 1);
+    for (int j = 0; j < sizes[i]; ++j) cols[j] = start + j;
+    for (int j = sizes[i] - 1; j > 0; --j) std::swap(cols[j], cols[next(j + 1)]);
+    for (int j = 0; j < sizes[i]; ++j) {
+      a_rows[i].push_back({static_cast<int>(b_rows.size()), 1.0 + j % 5});
+      std::vector<std::pair<int, double>> b_row{{cols[j], 0.5 + j % 3}};
+      if (dup) {
+        b_row.push_back({cols[next(sizes[i])], 2.0});
+        b_row.push_back({cols[next(sizes[i])], -1.0});
+      }
+      b_rows.push_back(b_row);
+    }
+  }
+  const int k = static_cast<int>(b_rows.size());
+  return {csr_from_rows<double>(static_cast<int>(sizes.size()), k, a_rows), csr_from_rows<double>(k, width, b_rows)};
+}
+
+TEST(TEST_CATEGORY, spgemm_sorted_rows_of_every_size) {
+  for (bool dup : {false, true}) {
+    const auto [a, b] = rows_of_every_size_case(dup);
+    const std::string what = dup ? "rows of every size, repeated columns" : "rows of every size";
+    for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, b, o, what);
+    KokkosSpGEMM::Options deterministic;
+    deterministic.deterministic = true;
+    expect_matches_reference<TEST_EXECSPACE>(a, b, deterministic, what + ", deterministic");
+  }
+}
+
 TEST(TEST_CATEGORY, spgemm_random_family) {
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     for (const auto& shape : random_shapes()) {

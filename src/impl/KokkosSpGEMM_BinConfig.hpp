@@ -188,10 +188,12 @@ inline BinConfig configure_dense_rows(std::int64_t rows, std::int64_t bound, std
 
 /// entry_bytes: bytes per table slot (column, plus value in the numeric phase); mean_b_met: the mean row of B an
 /// entry of A meets (products over entries of A; 0: not known); most_products: the bin's longest row in products
-/// (0: not known).
+/// (0: not known); rank_bytes: bytes per pair of table slots a GPU thread row also holds to write its row sorted
+/// (a column: the compact array of ThreadRowsKernel).
 template <class ExecSpace>
 BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::size_t entry_bytes,
-                        const Options& options, std::int64_t mean_b_met = 0, std::int64_t most_products = 0) {
+                        const Options& options, std::int64_t mean_b_met = 0, std::int64_t most_products = 0,
+                        std::size_t rank_bytes = 0) {
   using Traits = BackendTraits<ExecSpace>;
   BinConfig c;
   c.bin = bin;
@@ -217,6 +219,9 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
   }
   // Load factor at most 1/2: short probe sequences.
   const std::int64_t table = static_cast<std::int64_t>(bit_ceil_u64(2 * static_cast<std::uint64_t>(c.bound)));
+  // Scratch of a GPU thread row: its table and, to write sorted, a compact array of half the table (4 at least).
+  const std::int64_t thread_row_bytes =
+      table * static_cast<std::int64_t>(entry_bytes) + max_of<std::int64_t>(4, table / 2) * rank_bytes;
   if (dense_accumulator_for<ExecSpace>(options, b_cols)) {
     c.kernel = RowKernel::Dense;
     c.l2_entries = b_cols;
@@ -225,8 +230,7 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
   if (Traits::is_gpu && options.deterministic) {
     // One thread per row, no vector lanes: each sum runs in A's then B's order whatever the table placement. As
     // many rows per team as their tables fit in scratch (at least 32); longer rows get a team of one thread.
-    const std::int64_t per_row = table * static_cast<std::int64_t>(entry_bytes);
-    c.rows_per_team = static_cast<int>(min_of<std::int64_t>(256, budget / per_row));
+    c.rows_per_team = static_cast<int>(min_of<std::int64_t>(256, budget / thread_row_bytes));
     if (c.rows_per_team >= 32) {
       c.kernel = RowKernel::ThreadRows;
       c.team_size = c.rows_per_team;
@@ -251,8 +255,7 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     c.team_size = 256 / c.vector_length;
     const int lanes = static_cast<int>(min_of<std::uint64_t>(
         c.vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_b_met)))));
-    const int team =
-        static_cast<int>(min_of<std::int64_t>(256 / lanes, budget / (table * static_cast<std::int64_t>(entry_bytes))));
+    const int team = static_cast<int>(min_of<std::int64_t>(256 / lanes, budget / thread_row_bytes));
     if (mean_b_met > 0 && most_products > 0 && most_products <= 4 * c.bound && lanes < c.vector_length &&
         team * lanes >= 64) {
       c.vector_length = lanes;
@@ -261,7 +264,7 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     c.rows_per_team = c.team_size;
     c.l1_entries = table;
     c.kernel = RowKernel::ThreadRows;
-    if (static_cast<std::int64_t>(c.rows_per_team * table * entry_bytes) <= budget) return c;
+    if (c.rows_per_team * thread_row_bytes <= budget) return c;
   }
   if (!Traits::is_gpu && static_cast<std::int64_t>(table * entry_bytes) <= budget) {
     // A CPU team is one thread: it walks several rows, each with its own table, to amortise the team's start.

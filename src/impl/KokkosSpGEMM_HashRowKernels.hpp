@@ -26,18 +26,62 @@ KOKKOS_INLINE_FUNCTION T fetch_add(T* p, T v) {
   }
 }
 
-/// Tables up to this size write a sorted row directly: each key's position is the number of smaller keys in the
-/// table (a scan of the table in scratch per key), which needs no sort pass and no atomics.
+/// Rows of C up to this size are written sorted directly on GPUs: their keys are gathered into a compact array in
+/// scratch, and each key goes to its rank among them (no sort pass, no barriers beyond one). Ranking against the
+/// whole table instead cost twice the table for each key (cage11's sorted one-shot took 1.8x its unsorted one, H100,
+/// perf_tests/NOTES.md, v14).
 constexpr int rank_sort_max_entries = 512;
 
-/// Number of keys in keys[0, n) smaller than key; empty slots (-1) compare as the largest unsigned value.
+/// Slots of the compact array for rows of up to n entries: a multiple of 4 (it is read four keys a load).
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t rank_slots_for(std::int64_t n) { return n < 4 ? 4 : (n + 3) / 4 * 4; }
+
+/// Rounds a byte offset up to 16 (the compact array is read in 16-byte loads).
+KOKKOS_INLINE_FUNCTION constexpr std::size_t align16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
+
+/// Number of keys in keys[0, n4) smaller than key: n4 a multiple of 4, keys 16-byte aligned and padded past the row
+/// with empty slots (-1, the largest unsigned value). Every lane of a warp reads the same words (a broadcast).
 template <class Ordinal>
-KOKKOS_INLINE_FUNCTION Ordinal rank_in_table(const Ordinal* keys, Ordinal n, Ordinal key) {
+KOKKOS_INLINE_FUNCTION Ordinal rank_in_compact(const Ordinal* keys, Ordinal n4, Ordinal key) {
   using U = std::make_unsigned_t<Ordinal>;
+  const U k = static_cast<U>(key);
   Ordinal rank = 0;
-  for (Ordinal u = 0; u < n; ++u) rank += static_cast<U>(keys[u]) < static_cast<U>(key);
+  if constexpr (sizeof(Ordinal) == 4) {
+    struct alignas(16) Four {
+      U v[4];
+    };
+    const Four* quads = reinterpret_cast<const Four*>(keys);
+    for (Ordinal q = 0; q < n4 / 4; ++q) {
+      const Four f = quads[q];
+      rank += (f.v[0] < k) + (f.v[1] < k) + (f.v[2] < k) + (f.v[3] < k);
+    }
+  } else {
+    for (Ordinal u = 0; u < n4; ++u) rank += static_cast<U>(keys[u]) < k;
+  }
   return rank;
 }
+
+/// Row of C written sorted from a finished table on GPUs (by a thread's lanes or by a whole team): gather puts the
+/// table's keys into compact[0, n), which the kernel filled with empty slots at its start; after a
+/// synchronisation, place gives each its rank. n comes from C's row map: keys past it (operands changed since the
+/// symbolic phase) are dropped, never written out of the row.
+template <class Ordinal>
+struct CompactRow {
+  Ordinal* compact;
+  std::int64_t n;
+
+  template <class Counter>
+  KOKKOS_INLINE_FUNCTION void gather(Ordinal key, Counter* count) const {
+    const auto i = Kokkos::atomic_fetch_add(count, Counter(1));
+    if (i < n) compact[i] = key;
+  }
+
+  /// The i-th compact key (key) and its place in C's row, or -1 where the table no longer matches C's row map.
+  KOKKOS_INLINE_FUNCTION Ordinal place(Ordinal i, Ordinal& key) const {
+    key = compact[i];
+    const Ordinal r = rank_in_compact(compact, static_cast<Ordinal>(rank_slots_for(n)), key);
+    return key < 0 || r >= n ? Ordinal(-1) : r;
+  }
+};
 
 /// Adds the products a_ik * B(k,:) of one entry e = (i,k) of A into the tables, B's row split over the vector
 /// lanes. Level 1 takes what fits its window; the rest goes to level 2 (which never fills: it holds 2x the bound).
@@ -89,26 +133,41 @@ struct ThreadRowsKernel {
   int rows_per_team = 1;
   Ordinal entries = 0;
   bool sorted = true;
+  Ordinal rank_slots = 0;  // > 0: rows written sorted by rank (rank_slots_of), each with a compact array this long
 
-  // On GPUs the vector lanes place each key at its rank; a CPU thread sorts its row (n log n beats n^2 there).
-  KOKKOS_INLINE_FUNCTION bool rank_sorted() const { return atomic && sorted && entries <= rank_sort_max_entries; }
+  /// The compact array's slots a row needs, or 0 where rows are not ranked: on GPUs a thread's lanes place each key
+  /// at its rank; a CPU thread sorts its row (n log n beats n^2 there).
+  static Ordinal rank_slots_of(bool sorted, bool known_columns, Ordinal entries) {
+    return atomic && Numeric && sorted && !known_columns && entries <= rank_sort_max_entries
+               ? static_cast<Ordinal>(rank_slots_for(entries / 2))
+               : Ordinal(0);
+  }
 
-  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rows_per_team, Ordinal entries) {
-    std::size_t per_row = entries * sizeof(Ordinal) + (Numeric ? entries * sizeof(Scalar) : 0) + sizeof(Ordinal);
-    return rows_per_team * per_row + 64;
+  KOKKOS_INLINE_FUNCTION static std::size_t values_bytes(int rows_per_team, Ordinal entries) {
+    return align16(Numeric ? static_cast<std::size_t>(rows_per_team) * entries * sizeof(Scalar) : 0);
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t compact_bytes(int rows_per_team, Ordinal rank_slots) {
+    return static_cast<std::size_t>(rows_per_team) * rank_slots * sizeof(Ordinal);
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rows_per_team, Ordinal entries, Ordinal rank_slots) {
+    return values_bytes(rows_per_team, entries) + compact_bytes(rows_per_team, rank_slots) +
+           static_cast<std::size_t>(rows_per_team) * (entries + 1) * sizeof(Ordinal) + 64;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int slots = rows_per_team * entries;
-    char* base =
-        static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(rows_per_team, entries) - 64, 16));
+    char* base = static_cast<char*>(
+        team.team_shmem().get_shmem_aligned(scratch_bytes(rows_per_team, entries, rank_slots) - 64, 16));
     Scalar* values = reinterpret_cast<Scalar*>(base);
-    Ordinal* keys = reinterpret_cast<Ordinal*>(base + (Numeric ? slots * sizeof(Scalar) : 0));
+    Ordinal* compact = reinterpret_cast<Ordinal*>(base + values_bytes(rows_per_team, entries));
+    Ordinal* keys = compact + rows_per_team * rank_slots;
     Ordinal* counters = keys + slots;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, slots), [&](const int s) {
       keys[s] = Table::empty;
       if constexpr (Numeric) values[s] = Scalar();
     });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows_per_team * rank_slots),
+                         [&](const int s) { compact[s] = Table::empty; });
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows_per_team), [&](const int t) { counters[t] = 0; });
     team.team_barrier();
 
@@ -141,15 +200,18 @@ struct ThreadRowsKernel {
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, v.c_rows(row + 1) - c_begin), [&](const Ordinal j) {
           v.c_vals(c_begin + j) = v.gathered(table, entries, Table(), v.c_cols(c_begin + j));
         });
+      } else if (rank_slots > 0) {
+        const CompactRow<Ordinal> out{compact + t * rank_slots, v.c_rows(row + 1) - v.c_rows(row)};
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
+          if (my_keys[s] != Table::empty) out.gather(my_keys[s], &counters[t]);
+        });
       } else {
         const auto c_begin = v.c_rows(row);
         const Scalar* my_values = values + t * entries;
-        const bool by_rank = rank_sorted();
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
           const Ordinal key = my_keys[s];
           if (key != Table::empty) {
-            const auto pos = c_begin + (by_rank ? rank_in_table(my_keys, entries, key)
-                                                : fetch_add<atomic>(&counters[t], Ordinal(1)));
+            const auto pos = c_begin + fetch_add<atomic>(&counters[t], Ordinal(1));
             v.c_cols(pos) = key;
             v.c_vals(pos) = my_values[s];
           }
@@ -157,13 +219,27 @@ struct ThreadRowsKernel {
       }
     });
     if constexpr (Numeric) {
-      if (!sorted || rank_sorted() || v.known_columns) return;
+      if (!sorted || v.known_columns) return;
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
         if (team_first + t >= rows) return;
         const Ordinal row = perm(first + team_first + t);
+        const auto c_begin = v.c_rows(row);
+        if (rank_slots > 0) {
+          const CompactRow<Ordinal> out{compact + t * rank_slots, v.c_rows(row + 1) - c_begin};
+          const Table table{keys + t * entries, values + t * entries, entries - 1};
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, out.n), [&](const Ordinal i) {
+            Ordinal key;
+            const Ordinal r = out.place(i, key);
+            const Ordinal s = r < 0 ? Ordinal(-1) : table.find(key, entries);
+            if (s >= 0) {
+              v.c_cols(c_begin + r) = key;
+              v.c_vals(c_begin + r) = table.values[s];
+            }
+          });
+          return;
+        }
         Kokkos::single(Kokkos::PerThread(team), [&]() {
-          const auto c_begin = v.c_rows(row);
           sort_row_sequential(v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, v.c_rows(row + 1) - c_begin);
         });
       });
@@ -192,9 +268,20 @@ struct TeamRowKernel {
   Ordinal l2_entries = 0;
   Pool pool;
   bool sorted = true;
+  Ordinal rank_slots = 0;  // > 0: rows of up to this many entries that fit level 1 are written sorted by rank
 
-  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(Ordinal l1_entries) {
-    return l1_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 2 * sizeof(std::int64_t) + 64;
+  /// The compact array's slots (rows ranked up to that size), or 0: GPU numeric sorted rows, not values-only.
+  static Ordinal rank_slots_of(bool sorted, bool known_columns, Ordinal l1_entries) {
+    const Ordinal most = l1_entries / 2 < rank_sort_max_entries ? l1_entries / 2 : Ordinal(rank_sort_max_entries);
+    return gpu && Numeric && sorted && !known_columns && most > 0 ? static_cast<Ordinal>(rank_slots_for(most))
+                                                                  : Ordinal(0);
+  }
+
+  KOKKOS_INLINE_FUNCTION static std::size_t table_bytes(Ordinal l1_entries) {
+    return align16(l1_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 2 * sizeof(std::int64_t));
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(Ordinal l1_entries, Ordinal rank_slots = 0) {
+    return table_bytes(l1_entries) + rank_slots * sizeof(Ordinal) + 64;
   }
   KOKKOS_INLINE_FUNCTION static std::size_t chunk_bytes(Ordinal l2_entries) {
     return l2_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 16;
@@ -208,11 +295,13 @@ struct TeamRowKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const Ordinal row = perm(first + team.league_rank());
-    char* base = static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(l1_entries) - 64, 16));
+    char* base =
+        static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(l1_entries, rank_slots) - 64, 16));
     std::int64_t* shared = reinterpret_cast<std::int64_t*>(base);  // [0]: pool chunk, [1]: output cursor
     Scalar* values = reinterpret_cast<Scalar*>(base + 2 * sizeof(std::int64_t));
     Ordinal* keys =
         reinterpret_cast<Ordinal*>(reinterpret_cast<char*>(values) + (Numeric ? l1_entries * sizeof(Scalar) : 0));
+    Ordinal* compact = reinterpret_cast<Ordinal*>(base + table_bytes(l1_entries));
     const bool spill = needs_level2(row);
     Table l1{keys, Numeric ? values : nullptr, l1_entries - 1};
     Table l2;
@@ -232,6 +321,8 @@ struct TeamRowKernel {
       keys[s] = Table::empty;
       if constexpr (Numeric) values[s] = Scalar();
     });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rank_slots),
+                         [&](const Ordinal s) { compact[s] = Table::empty; });
     Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[1] = 0; });
     team.team_barrier();
 
@@ -272,13 +363,29 @@ struct TeamRowKernel {
       });
     } else {
       const auto c_begin = v.c_rows(row);
-      const bool by_rank = gpu && sorted && !spill && l1_entries <= rank_sort_max_entries;
+      const std::int64_t n = v.c_rows(row + 1) - c_begin;
+      if (rank_slots > 0 && !spill && n <= rank_slots) {
+        const CompactRow<Ordinal> out{compact, n};
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_entries), [&](const Ordinal s) {
+          if (keys[s] != Table::empty) out.gather(keys[s], &shared[1]);
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), [&](const Ordinal i) {
+          Ordinal key;
+          const Ordinal r = out.place(i, key);
+          const Ordinal s = r < 0 ? Ordinal(-1) : l1.find(key, l1_entries);
+          if (s >= 0) {
+            v.c_cols(c_begin + r) = key;
+            v.c_vals(c_begin + r) = values[s];
+          }
+        });
+        return;
+      }
       auto extract = [&](const Table& table) {
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, table.capacity()), [&](const Ordinal s) {
           const Ordinal key = table.keys[s];
           if (key != Table::empty) {
-            const auto pos = c_begin + (by_rank ? rank_in_table(table.keys, table.capacity(), key)
-                                                : fetch_add<gpu>(&shared[1], std::int64_t(1)));
+            const auto pos = c_begin + fetch_add<gpu>(&shared[1], std::int64_t(1));
             v.c_cols(pos) = key;
             v.c_vals(pos) = table.values[s];
           }
@@ -286,7 +393,6 @@ struct TeamRowKernel {
       };
       extract(l1);
       if (spill) extract(l2);
-      if (by_rank) return;
     }
     if (spill) {
       team.team_barrier();

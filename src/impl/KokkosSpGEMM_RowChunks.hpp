@@ -105,9 +105,8 @@ void run_symbolic_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& 
     handle.m_chunk_first.push_back(r0);
   }
   exec.fence();
-  c = CMatrix(static_cast<Ordinal>(rows), b.num_cols(), row_map,
-              typename CMatrix::entries_type("KokkosSpGEMM::C::entries", 0),
-              typename CMatrix::values_type("KokkosSpGEMM::C::values", 0));
+  c = CMatrix(static_cast<Ordinal>(rows), b.num_cols(), row_map, typename CMatrix::entries_type(),
+              typename CMatrix::values_type());
   handle.m_nnz = nnz;
   handle.m_peak_extra_bytes = peak;
   handle.m_signature = signature_of(exec, handle, a, b);

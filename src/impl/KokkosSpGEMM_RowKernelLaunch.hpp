@@ -30,11 +30,13 @@ template <class ExecSpace, class Ordinal, class Scalar, bool Numeric, class Bins
 std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, const Options& options,
                                       std::int64_t mean_b_met = 0) {
   const std::size_t entry_bytes = sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0);
+  // Sorted numeric thread rows on GPUs also hold a compact array of half their table (ThreadRowsKernel).
+  const std::size_t rank_bytes = Numeric && options.sorted ? sizeof(Ordinal) : 0;
   std::vector<BinConfig> configs;
   for (int b = 0; b < num_row_bins; ++b) {
     if (bins.count(b) > 0) {
-      configs.push_back(
-          configure_bin<ExecSpace>(b, bins.count(b), b_cols, entry_bytes, options, mean_b_met, bins.most(b)));
+      configs.push_back(configure_bin<ExecSpace>(b, bins.count(b), b_cols, entry_bytes, options, mean_b_met,
+                                                 bins.most(b), rank_bytes));
     }
   }
   return configs;
@@ -153,8 +155,15 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
       pool_peak = max_of(pool_peak, pool.total_bytes());
     }
     Kernel k{v, bins.perm, bins.offsets[c.bin], static_cast<Ordinal>(c.l1_entries), l2, pool, options.sorted};
+    k.rank_slots = Kernel::rank_slots_of(options.sorted, v.known_columns, k.l1_entries);
+    // The compact array rides beside a table sized to the budget; where the device's limit has no room for it, rows
+    // sort after extraction instead.
+    if (static_cast<std::int64_t>(Kernel::scratch_bytes(k.l1_entries, k.rank_slots)) >
+        static_cast<std::int64_t>(Kernel::Policy::scratch_size_max(0))) {
+      k.rank_slots = 0;
+    }
     typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, c.vector_length);
-    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(k.l1_entries)));
+    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(k.l1_entries, k.rank_slots)));
     Kokkos::parallel_for(phase + "team_row_bin_" + std::to_string(c.bin), policy, k);
   };
   for (const BinConfig& c : configs) {
@@ -179,10 +188,18 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
         break;
       case RowKernel::ThreadRows: {
         using Kernel = ThreadRowsKernel<ExecSpace, Numeric, Views, Perm>;
-        Kernel k{v, bins.perm, first, c.rows, c.rows_per_team, static_cast<Ordinal>(c.l1_entries), options.sorted};
+        const Ordinal entries = static_cast<Ordinal>(c.l1_entries);
+        Kernel k{v,
+                 bins.perm,
+                 first,
+                 c.rows,
+                 c.rows_per_team,
+                 entries,
+                 options.sorted,
+                 Kernel::rank_slots_of(options.sorted, v.known_columns, entries)};
         const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
         typename Kernel::Policy policy(exec, league, c.team_size, c.vector_length);
-        policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(c.rows_per_team, k.entries)));
+        policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(c.rows_per_team, k.entries, k.rank_slots)));
         Kokkos::parallel_for(phase + "thread_rows_bin_" + std::to_string(c.bin), policy, k);
         break;
       }

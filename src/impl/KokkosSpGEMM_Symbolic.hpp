@@ -161,9 +161,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
                                                                 << budget << " bytes");
   typename CMatrix::row_map_type row_map(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::C_row_map"),
                                          static_cast<std::size_t>(rows) + 1);
-  c = CMatrix(rows, b.num_cols(), row_map,
-              typename CMatrix::entries_type(Kokkos::view_alloc(exec, "KokkosSpGEMM::C::entries"), 0),
-              typename CMatrix::values_type(Kokkos::view_alloc(exec, "KokkosSpGEMM::C::values"), 0));
+  // Entries and values come with the numeric phase; empty views here allocate nothing (a labelled empty view is
+  // still a device allocation, 8-19 us each on the H100).
+  c = CMatrix(rows, b.num_cols(), row_map, typename CMatrix::entries_type(), typename CMatrix::values_type());
 
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
   // The row analysis, bin counts and small pools in one allocation (under a budget, the pools allocate their own).
