@@ -104,17 +104,18 @@ void spgemm_symbolic(const ExecSpace& exec, HandleT& handle, const AMatrix& a, c
   }
 }
 
-/// Numeric phase: fills C's column indices and values (allocating them when C does not have nnz(C) of each).
-/// A and B may have new values but must have the structure the handle analysed; otherwise HandleMismatch.
+namespace Impl {
+/// spgemm_numeric; checked: A and B are the very views the symbolic phase of the same call checked (one-shot).
 template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
-void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+void numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
+                   bool checked) {
   Impl::check_types<ExecSpace, HandleT, AMatrix, BMatrix, CMatrix>();
   Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_numeric");
   KOKKOSSPGEMM_REQUIRE(handle.has_analysis(), HandleMismatch, "spgemm_numeric",
                        "the handle holds no analysis: call spgemm_symbolic first");
   // A replay from the position map checks A and B beside its own work (one copy back less for small products).
   const bool defer_check = Impl::defers_operand_check(handle, c);
-  if (!defer_check || !Impl::check_operand_shapes("spgemm_numeric", a, b)) {
+  if (!checked && (!defer_check || !Impl::check_operand_shapes("spgemm_numeric", a, b))) {
     Impl::check_operands(exec, "spgemm_numeric", a, b);
   }
   const Impl::StructureSignature now = Impl::signature_of(exec, handle, a, b);
@@ -131,11 +132,19 @@ void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
                        InvalidInput, "spgemm_numeric", "C does not carry the row map of spgemm_symbolic");
   Impl::translate_allocation_failure("spgemm_numeric", [&] {
     if (handle.m_chunks.empty()) {
-      Impl::run_numeric(exec, handle, a, b, c, false, !defer_check);
+      Impl::run_numeric(exec, handle, a, b, c, false, checked || !defer_check);
     } else {
       Impl::run_numeric_chunked(exec, handle, a, b, c);
     }
   });
+}
+}  // namespace Impl
+
+/// Numeric phase: fills C's column indices and values (allocating them when C does not have nnz(C) of each).
+/// A and B may have new values but must have the structure the handle analysed; otherwise HandleMismatch.
+template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
+void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  Impl::numeric_phase(exec, handle, a, b, c, false);
 }
 
 /// One-shot C = A*B. C has A's offset type unless COffset names another (e.g. int64_t when nnz(C) > 2^31 - 1).
@@ -148,7 +157,8 @@ auto spgemm(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const Opt
   Handle<ExecSpace, Scalar, Ordinal, Offset> handle(options);
   CMatrix c;
   spgemm_symbolic(exec, handle, a, b, c);
-  spgemm_numeric(exec, handle, a, b, c);
+  // The symbolic phase just checked these views; nothing could change them since (a check and a wait less).
+  Impl::numeric_phase(exec, handle, a, b, c, true);
   return c;
 }
 

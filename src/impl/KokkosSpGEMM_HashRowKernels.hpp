@@ -115,9 +115,13 @@ KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Membe
   }
 }
 
-/// Several rows per team, one per thread (with its vector lanes), each with a scratch table of l1_entries slots
-/// that always holds the row (the bin's bound is at most half the table).
-template <class ExecSpace, bool Numeric, class Views, class Perm>
+/// Bins of thread rows one launch may hold (GPU bins 2 to 7; their tables differ, their team shape does not).
+constexpr int thread_rows_max_bins = 8;
+
+/// Several rows per team, one per thread (with its vector lanes), each with a scratch table of `entries` slots that
+/// always holds the row (the bin's bound is at most half the table). With ManyBins, one launch serves several bins:
+/// teams [first_team[b], first_team[b + 1]) take bin b, each with its own table size, in the scratch of the largest.
+template <class ExecSpace, bool Numeric, class Views, class Perm, bool ManyBins = false>
 struct ThreadRowsKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
@@ -126,14 +130,47 @@ struct ThreadRowsKernel {
   static constexpr bool atomic = BackendTraits<ExecSpace>::is_gpu;
   using Table = HashTable<Ordinal, Scalar, atomic>;
 
+  /// One bin's rows perm[first, first + rows), from team first_team on.
+  struct Bin {
+    std::int64_t first = 0;
+    std::int64_t rows = 0;
+    std::int64_t first_team = 0;
+    Ordinal entries = 0;
+    Ordinal rank_slots = 0;  // > 0: rows written sorted by rank (rank_slots_of), each with a compact array this long
+  };
+
   Views v;
   Perm perm;
-  std::int64_t first = 0;  // this bin's rows are perm[first, first + rows)
-  std::int64_t rows = 0;
   int rows_per_team = 1;
-  Ordinal entries = 0;
   bool sorted = true;
-  Ordinal rank_slots = 0;  // > 0: rows written sorted by rank (rank_slots_of), each with a compact array this long
+  int num_bins = 0;
+  Bin bins[thread_rows_max_bins];
+
+  /// Appends a bin of `rows` rows from perm[first] with tables of `entries` slots; returns false when full.
+  bool add_bin(std::int64_t first, std::int64_t rows, Ordinal entries) {
+    if (num_bins == thread_rows_max_bins) return false;
+    Bin& b = bins[num_bins];
+    b.first = first;
+    b.rows = rows;
+    b.first_team = num_bins == 0 ? 0 : bins[num_bins - 1].first_team + teams_of(bins[num_bins - 1].rows);
+    b.entries = entries;
+    b.rank_slots = rank_slots_of(sorted, v.known_columns, entries);
+    ++num_bins;
+    return true;
+  }
+  std::int64_t teams_of(std::int64_t rows) const { return (rows + rows_per_team - 1) / rows_per_team; }
+  std::int64_t league() const {
+    return num_bins == 0 ? 0 : bins[num_bins - 1].first_team + teams_of(bins[num_bins - 1].rows);
+  }
+  /// Scratch of the launch: the largest of its bins'.
+  std::size_t launch_scratch_bytes() const {
+    std::size_t most = 0;
+    for (int b = 0; b < num_bins; ++b) {
+      const std::size_t bytes = scratch_bytes(rows_per_team, bins[b].entries, bins[b].rank_slots);
+      if (bytes > most) most = bytes;
+    }
+    return most;
+  }
 
   /// The compact array's slots a row needs, or 0 where rows are not ranked: on GPUs a thread's lanes place each key
   /// at its rank; a CPU thread sorts its row (n log n beats n^2 there).
@@ -155,6 +192,23 @@ struct ThreadRowsKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t t = team.league_rank();
+    if constexpr (ManyBins) {
+      Bin bin = bins[0];
+      for (int k = 1; k < thread_rows_max_bins; ++k) {
+        if (k < num_bins && t >= bins[k].first_team) bin = bins[k];
+      }
+      run(team, t - bin.first_team, bin);
+    } else {
+      // One bin read in place: its sizes stay kernel arguments, not registers (a selected bin held in registers
+      // took 3D 7-point's numeric thread rows from 48 to 56 registers and 1.13 to 1.33 ms, H100).
+      run(team, t, bins[0]);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void run(const Member& team, const std::int64_t team_in_bin, const Bin& bin) const {
+    const std::int64_t first = bin.first, rows = bin.rows;
+    const Ordinal entries = bin.entries, rank_slots = bin.rank_slots;
     const int slots = rows_per_team * entries;
     char* base = static_cast<char*>(
         team.team_shmem().get_shmem_aligned(scratch_bytes(rows_per_team, entries, rank_slots) - 64, 16));
@@ -171,7 +225,7 @@ struct ThreadRowsKernel {
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows_per_team), [&](const int t) { counters[t] = 0; });
     team.team_barrier();
 
-    const std::int64_t team_first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const std::int64_t team_first = team_in_bin * rows_per_team;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
       if (team_first + t >= rows) return;
       const Ordinal row = perm(first + team_first + t);
@@ -201,7 +255,8 @@ struct ThreadRowsKernel {
           v.c_vals(c_begin + j) = v.gathered(table, entries, Table(), v.c_cols(c_begin + j));
         });
       } else if (rank_slots > 0) {
-        const CompactRow<Ordinal> out{compact + t * rank_slots, v.c_rows(row + 1) - v.c_rows(row)};
+        const CompactRow<Ordinal> out{compact + t * rank_slots,
+                                      static_cast<std::int64_t>(v.c_rows(row + 1) - v.c_rows(row))};
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
           if (my_keys[s] != Table::empty) out.gather(my_keys[s], &counters[t]);
         });
@@ -226,7 +281,8 @@ struct ThreadRowsKernel {
         const Ordinal row = perm(first + team_first + t);
         const auto c_begin = v.c_rows(row);
         if (rank_slots > 0) {
-          const CompactRow<Ordinal> out{compact + t * rank_slots, v.c_rows(row + 1) - c_begin};
+          const CompactRow<Ordinal> out{compact + t * rank_slots,
+                                        static_cast<std::int64_t>(v.c_rows(row + 1) - c_begin)};
           const Table table{keys + t * entries, values + t * entries, entries - 1};
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, out.n), [&](const Ordinal i) {
             Ordinal key;

@@ -116,6 +116,42 @@ constexpr std::int64_t min_bitmap_chunks = 16;
 /// The dense accumulator keeps a summary bitmap when B's bitmap has more words than this many per mean row of C.
 constexpr std::int64_t dense_summary_ratio = 8;
 
+/// Thread-row bins that share one launch on GPUs: a small bin is one wave of a few teams whose time is the latency
+/// of its rows' loads (H100, p2p-Gnutella31: 15-20 us a bin of 100 rows), so bins side by side overlap it. Bins join
+/// while all their rows on the widest lanes need under a quarter of the device's threads: the launch's scratch is
+/// its largest table's, which lowers the residency of teams of smaller tables, and it must still be one wave. For
+/// each config: the index of the last bin of its launch, or -1 where an earlier bin's launch holds it.
+template <class ExecSpace>
+std::vector<int> thread_rows_launches(const std::vector<BinConfig>& configs) {
+  constexpr bool gpu = BackendTraits<ExecSpace>::is_gpu;
+  std::vector<int> last(configs.size(), -1);
+  const std::int64_t small = concurrency(ExecSpace()) / 4;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    // Rows of one column of C (bin 1) ride with the thread rows after them, in tables of 2.
+    const bool single = gpu && configs[i].kernel == RowKernel::Single && i + 1 < configs.size() &&
+                        configs[i + 1].kernel == RowKernel::ThreadRows;
+    if (configs[i].kernel != RowKernel::ThreadRows && !single) continue;
+    std::size_t j = i;
+    if (gpu) {
+      int lanes = single ? 1 : configs[i].vector_length;
+      std::int64_t rows = configs[i].rows;
+      while (j + 1 < configs.size() && j + 1 - i < static_cast<std::size_t>(thread_rows_max_bins) &&
+             configs[j + 1].kernel == RowKernel::ThreadRows) {
+        const BinConfig& n = configs[j + 1];
+        const int wider = max_of(lanes, n.vector_length);
+        if ((rows + n.rows) * wider > small) break;
+        lanes = wider;
+        rows += n.rows;
+        ++j;
+      }
+    }
+    if (single && j == i) continue;  // alone: the single-entry kernel
+    last[i] = static_cast<int>(j);
+    i = j;
+  }
+  return last;
+}
+
 /// Runs the bins' kernels; returns the largest pool it allocated, in bytes. pool_budget (0: none) bounds each pool.
 /// Pools come from the phase's workspace, each handed back when its bin is launched (kernels run in order).
 template <bool Numeric, class ExecSpace, class Views, class Bins>
@@ -143,6 +179,43 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
     dense_shared.rows = rows;
     dense_shared.bound = bound;
   }
+  const std::vector<int> thread_rows_launch = thread_rows_launches<ExecSpace>(configs);
+  // The thread-row launch of configs[i, thread_rows_launch[i]].
+  const auto launch_thread_rows = [&](std::size_t i) {
+    const std::size_t last = static_cast<std::size_t>(thread_rows_launch[i]);
+    const BinConfig& c = configs[i];
+    // A launch of several bins takes the widest lanes among them, and as many rows a team as the threads of the
+    // narrowest team over those lanes (no bin's tables then outgrow its own team's scratch).
+    int lanes = 1;
+    int threads = 1 << 30;
+    for (std::size_t j = i; j <= last; ++j) {
+      if (configs[j].kernel != RowKernel::ThreadRows) continue;
+      lanes = max_of(lanes, configs[j].vector_length);
+      threads = min_of(threads, configs[j].team_size * configs[j].vector_length);
+    }
+    const int rows_per_team = last == i ? c.rows_per_team : max_of(1, threads / lanes);
+    const int team = last == i ? c.team_size : rows_per_team;
+    std::string name = phase + "thread_rows_bin_" + std::to_string(c.bin);
+    if (last > i) name += "_to_" + std::to_string(configs[last].bin);
+    const auto launch = [&](auto many_bins) {
+      using Kernel = ThreadRowsKernel<ExecSpace, Numeric, Views, Perm, decltype(many_bins)::value>;
+      Kernel k{v, bins.perm};
+      k.sorted = options.sorted;
+      k.rows_per_team = rows_per_team;
+      for (std::size_t j = i; j <= last; ++j) {
+        const std::int64_t entries = configs[j].kernel == RowKernel::Single ? 2 : configs[j].l1_entries;
+        k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(entries));
+      }
+      typename Kernel::Policy policy(exec, static_cast<int>(k.league()), team, lanes);
+      policy.set_scratch_size(0, Kokkos::PerTeam(k.launch_scratch_bytes()));
+      Kokkos::parallel_for(name, policy, k);
+    };
+    if (last == i) {
+      launch(std::false_type());
+    } else {
+      launch(std::true_type());
+    }
+  };
   Pool dense_pool;
   const auto launch_team_row = [&](const BinConfig& c) {
     using Kernel = TeamRowKernel<ExecSpace, Numeric, Views, Perm>;
@@ -184,25 +257,18 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
       case RowKernel::ReplayTiles:
         break;
       case RowKernel::Single:
-        single_entry_rows<ExecSpace, Numeric>(exec, v, bins.perm, first, c.rows);
+        if (thread_rows_launch[static_cast<std::size_t>(&c - configs.data())] >= 0) {
+          launch_thread_rows(static_cast<std::size_t>(&c - configs.data()));
+        } else {
+          single_entry_rows<ExecSpace, Numeric>(exec, v, bins.perm, first, c.rows);
+        }
         break;
-      case RowKernel::ThreadRows: {
-        using Kernel = ThreadRowsKernel<ExecSpace, Numeric, Views, Perm>;
-        const Ordinal entries = static_cast<Ordinal>(c.l1_entries);
-        Kernel k{v,
-                 bins.perm,
-                 first,
-                 c.rows,
-                 c.rows_per_team,
-                 entries,
-                 options.sorted,
-                 Kernel::rank_slots_of(options.sorted, v.known_columns, entries)};
-        const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
-        typename Kernel::Policy policy(exec, league, c.team_size, c.vector_length);
-        policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(c.rows_per_team, k.entries, k.rank_slots)));
-        Kokkos::parallel_for(phase + "thread_rows_bin_" + std::to_string(c.bin), policy, k);
+      case RowKernel::ThreadRows:
+        // -1: launched with an earlier bin.
+        if (thread_rows_launch[static_cast<std::size_t>(&c - configs.data())] >= 0) {
+          launch_thread_rows(static_cast<std::size_t>(&c - configs.data()));
+        }
         break;
-      }
       case RowKernel::TeamRow:
         launch_team_row(c);
         break;
