@@ -419,15 +419,19 @@ struct ReplayTilesKernel {
   Kokkos::View<const std::uint64_t*, Space> status;  // [2]: operands that failed the check beside the replay
   TileRuns runs;
   std::int64_t tile_products = 1;  // a multiple of lanes
-  int lanes = 1;
+  int lanes = 1;  // a power of two (half_mean_lanes)
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g) const {
     if (status(2) != 0) return;
-    const std::int64_t t = runs.run[0].first_tile + g / lanes;
+    // lanes is a power of two: shifts and masks, not a 64-bit division per thread.
+    int shift = 0;
+    while ((1 << shift) < lanes) ++shift;
+    const std::int64_t lane = g & (lanes - 1);
+    const std::int64_t t = runs.run[0].first_tile + (g >> shift);
     const TileRuns::Run& run = runs.run[runs.find(t)];
     const std::int64_t begin = (t - run.first_tile) * tile_products;
     const std::int64_t end = min_of(begin + tile_products, run.products);
-    std::int64_t i = begin + g % lanes;  // products numbered within the run
+    std::int64_t i = begin + lane;  // products numbered within the run
     if (i >= end) return;
     const std::int64_t* start = product_start.data();
     const std::int64_t first = run.first_product;
