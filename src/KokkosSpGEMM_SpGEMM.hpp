@@ -118,7 +118,9 @@ void numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, con
   if (!checked && (!defer_check || !Impl::check_operand_shapes("spgemm_numeric", a, b))) {
     Impl::check_operands(exec, "spgemm_numeric", a, b);
   }
-  const Impl::StructureSignature now = Impl::signature_of(exec, handle, a, b);
+  // The same views as the symbolic phase's (checked): their signature is the handle's (with check_structure, a
+  // second hash of both patterns would only repeat it).
+  const Impl::StructureSignature now = checked ? handle.m_signature : Impl::signature_of(exec, handle, a, b);
   const Impl::StructureSignature& then = handle.m_signature;
   KOKKOSSPGEMM_REQUIRE(now == then, HandleMismatch, "spgemm_numeric",
                        "A and B differ in structure from the analysed pair (analysed A "

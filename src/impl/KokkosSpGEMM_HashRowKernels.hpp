@@ -10,6 +10,7 @@
 #include <impl/KokkosSpGEMM_RowSort.hpp>
 
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 namespace KokkosSpGEMM {
@@ -62,8 +63,8 @@ KOKKOS_INLINE_FUNCTION Ordinal rank_in_compact(const Ordinal* keys, Ordinal n4, 
 
 /// Row of C written sorted from a finished table on GPUs (by a thread's lanes or by a whole team): gather puts the
 /// table's keys into compact[0, n), which the kernel filled with empty slots at its start; after a
-/// synchronisation, place gives each its rank. n comes from C's row map: keys past it (operands changed since the
-/// symbolic phase) are dropped, never written out of the row.
+/// synchronisation, write puts each key and its value at its rank. n comes from C's row map: keys past it
+/// (operands changed since the symbolic phase) are dropped, never written out of the row.
 template <class Ordinal>
 struct CompactRow {
   Ordinal* compact;
@@ -75,11 +76,18 @@ struct CompactRow {
     if (i < n) compact[i] = key;
   }
 
-  /// The i-th compact key (key) and its place in C's row, or -1 where the table no longer matches C's row map.
-  KOKKOS_INLINE_FUNCTION Ordinal place(Ordinal i, Ordinal& key) const {
-    key = compact[i];
+  /// Writes the i-th compact key and its value (found in table within window probes) at its rank in C's row,
+  /// which starts at c_begin; nothing where the table no longer matches C's row map.
+  template <class Views, class Table, class COffset>
+  KOKKOS_INLINE_FUNCTION void write(const Views& v, COffset c_begin, Ordinal i, const Table& table,
+                                    Ordinal window) const {
+    const Ordinal key = compact[i];
     const Ordinal r = rank_in_compact(compact, static_cast<Ordinal>(rank_slots_for(n)), key);
-    return key < 0 || r >= n ? Ordinal(-1) : r;
+    if (key < 0 || r >= n) return;
+    const Ordinal s = table.find(key, window);
+    if (s < 0) return;
+    v.c_cols(c_begin + r) = key;
+    v.c_vals(c_begin + r) = table.values[s];
   }
 };
 
@@ -146,9 +154,10 @@ struct ThreadRowsKernel {
   int num_bins = 0;
   Bin bins[thread_rows_max_bins];
 
-  /// Appends a bin of `rows` rows from perm[first] with tables of `entries` slots; returns false when full.
-  bool add_bin(std::int64_t first, std::int64_t rows, Ordinal entries) {
-    if (num_bins == thread_rows_max_bins) return false;
+  /// Appends a bin of `rows` rows from perm[first] with tables of `entries` slots (thread_rows_launches groups at
+  /// most thread_rows_max_bins).
+  void add_bin(std::int64_t first, std::int64_t rows, Ordinal entries) {
+    if (num_bins == thread_rows_max_bins) throw std::logic_error("KokkosSpGEMM: too many bins for one launch");
     Bin& b = bins[num_bins];
     b.first = first;
     b.rows = rows;
@@ -156,7 +165,6 @@ struct ThreadRowsKernel {
     b.entries = entries;
     b.rank_slots = rank_slots_of(sorted, v.known_columns, entries);
     ++num_bins;
-    return true;
   }
   std::int64_t teams_of(std::int64_t rows) const { return (rows + rows_per_team - 1) / rows_per_team; }
   std::int64_t league() const {
@@ -284,15 +292,8 @@ struct ThreadRowsKernel {
           const CompactRow<Ordinal> out{compact + t * rank_slots,
                                         static_cast<std::int64_t>(v.c_rows(row + 1) - c_begin)};
           const Table table{keys + t * entries, values + t * entries, entries - 1};
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, out.n), [&](const Ordinal i) {
-            Ordinal key;
-            const Ordinal r = out.place(i, key);
-            const Ordinal s = r < 0 ? Ordinal(-1) : table.find(key, entries);
-            if (s >= 0) {
-              v.c_cols(c_begin + r) = key;
-              v.c_vals(c_begin + r) = table.values[s];
-            }
-          });
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, out.n),
+                               [&](const Ordinal i) { out.write(v, c_begin, i, table, entries); });
           return;
         }
         Kokkos::single(Kokkos::PerThread(team), [&]() {
@@ -426,15 +427,8 @@ struct TeamRowKernel {
           if (keys[s] != Table::empty) out.gather(keys[s], &shared[1]);
         });
         team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), [&](const Ordinal i) {
-          Ordinal key;
-          const Ordinal r = out.place(i, key);
-          const Ordinal s = r < 0 ? Ordinal(-1) : l1.find(key, l1_entries);
-          if (s >= 0) {
-            v.c_cols(c_begin + r) = key;
-            v.c_vals(c_begin + r) = values[s];
-          }
-        });
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n),
+                             [&](const Ordinal i) { out.write(v, c_begin, i, l1, l1_entries); });
         return;
       }
       auto extract = [&](const Table& table) {

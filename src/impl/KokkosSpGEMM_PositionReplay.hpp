@@ -419,7 +419,7 @@ struct ReplayTilesKernel {
   Kokkos::View<const std::uint64_t*, Space> status;  // [2]: operands that failed the check beside the replay
   TileRuns runs;
   std::int64_t tile_products = 1;  // a multiple of lanes
-  int lanes = 1;  // a power of two (half_mean_lanes)
+  int lanes = 1;                   // a power of two (half_mean_lanes)
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g) const {
     if (status(2) != 0) return;

@@ -241,6 +241,7 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
   };
   for (const BinConfig& c : configs) {
     const std::int64_t first = bins.offsets[c.bin];
+    const std::size_t index = static_cast<std::size_t>(&c - configs.data());
     // The dense bins' shared pool stays taken for the bins after it.
     struct Rewind {
       Workspace<ExecSpace>& workspace;
@@ -257,16 +258,16 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
       case RowKernel::ReplayTiles:
         break;
       case RowKernel::Single:
-        if (thread_rows_launch[static_cast<std::size_t>(&c - configs.data())] >= 0) {
-          launch_thread_rows(static_cast<std::size_t>(&c - configs.data()));
+        if (thread_rows_launch[index] >= 0) {
+          launch_thread_rows(index);
         } else {
           single_entry_rows<ExecSpace, Numeric>(exec, v, bins.perm, first, c.rows);
         }
         break;
       case RowKernel::ThreadRows:
         // -1: launched with an earlier bin.
-        if (thread_rows_launch[static_cast<std::size_t>(&c - configs.data())] >= 0) {
-          launch_thread_rows(static_cast<std::size_t>(&c - configs.data()));
+        if (thread_rows_launch[index] >= 0) {
+          launch_thread_rows(index);
         }
         break;
       case RowKernel::TeamRow:
