@@ -85,9 +85,16 @@ TEST(TEST_CATEGORY, wide_rows_bitmap_matches_the_reference) {
   // Every row of C wide (~1,300 of 2,000 columns): a team's dense row serves one row after the other.
   const auto wa = KokkosSpGEMM::uniform_random<double, int, int>(200, 50, 20, 8);
   const auto wb = KokkosSpGEMM::uniform_random<double, int, int>(50, 2000, 100, 9);
+  // Rows of C of ~20% and ~8% of 20,001 columns, either side of the 1/8 at which the sorted output is written a
+  // word at a time: several words a lane, a last word part-filled.
+  const auto ta = KokkosSpGEMM::uniform_random<double, int, int>(64, 16, 8, 10);
+  const auto tb_dense = KokkosSpGEMM::uniform_random<double, int, int>(16, 20001, 600, 11);
+  const auto tb_sparse = KokkosSpGEMM::uniform_random<double, int, int>(16, 20001, 200, 12);
   for (const auto& o : wide_row_paths()) {
     const std::string what = wide_row_name(o);
     expect_matches_reference<TEST_EXECSPACE>(wa, wb, o, "200x50 * 50x2000, " + what);
+    expect_matches_reference<TEST_EXECSPACE>(ta, tb_dense, o, "64x16 * 16x20001 (~20% of columns), " + what);
+    expect_matches_reference<TEST_EXECSPACE>(ta, tb_sparse, o, "64x16 * 16x20001 (~8% of columns), " + what);
     expect_matches_reference<TEST_EXECSPACE>(long_a, long_b, o, "one row with 1e5 products, " + what);
     expect_matches_reference<TEST_EXECSPACE>(rmat, rmat, o, "rmat(10,8)^2, " + what);
     expect_matches_reference<TEST_EXECSPACE>(pa, pb, o, "power-law 400x600 * 600x3000, " + what);

@@ -134,9 +134,9 @@ constexpr int bitmap_scan_blocks = 32;
 KOKKOS_INLINE_FUNCTION std::int64_t bitmap_words(std::int64_t b_cols) {
   return (b_cols + bitmap_word_bits - 1) / bitmap_word_bits;
 }
-/// Scratch of the int64 slots (counts, block sums, chunk) the kernel takes before its bitmap.
+/// Scratch of the int64 slots (counts, block sums and their total, chunk) the kernel takes before its bitmap.
 KOKKOS_INLINE_FUNCTION std::size_t bitmap_slot_bytes(int threads) {
-  return static_cast<std::size_t>(threads + bitmap_scan_blocks + 1) * sizeof(std::int64_t);
+  return static_cast<std::size_t>(threads + bitmap_scan_blocks + 2) * sizeof(std::int64_t);
 }
 inline std::size_t team_bitmap_scratch_bytes(std::int64_t b_cols, int threads) {
   return static_cast<std::size_t>(bitmap_words(b_cols)) * sizeof(bitmap_word) + bitmap_slot_bytes(threads) + 64;

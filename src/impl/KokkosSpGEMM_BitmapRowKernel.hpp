@@ -74,13 +74,107 @@ struct TeamBitmapKernel {
     });
   }
 
+  /// Writes the marked columns and their sums to C from c_begin on, in column order, clearing the dense row behind.
+  KOKKOS_INLINE_FUNCTION void write_sorted(const Member& team, const std::int64_t nwords, const Word* bits,
+                                           Scalar* dense, std::int64_t* counts, std::int64_t* block_sums,
+                                           const std::int64_t c_begin) const {
+    // Each thread and lane takes a run of words; its place in C is the number of bits before its run.
+    const std::int64_t per = (nwords + threads - 1) / threads;
+    for_each_thread(team, [&](const int i) {
+      std::int64_t n = 0;
+      const std::int64_t w_end = min_of(nwords, (i + 1) * per);
+      for (std::int64_t w = i * per; w < w_end; ++w) n += popcount_u64(bits[w]);
+      counts[i] = n;
+    });
+    team.team_barrier();
+    // Exclusive scan of the counts: block sums, their scan by one thread, then each block's own.
+    const int block = (threads + scan_blocks - 1) / scan_blocks;
+    const int blocks = (threads + block - 1) / block;  // at most scan_blocks; fewer for small teams
+    for_each_thread(team, [&](const int b) {
+      if (b < blocks) {
+        std::int64_t s = 0;
+        for (int i = b * block; i < min_of(threads, (b + 1) * block); ++i) s += counts[i];
+        block_sums[b] = s;
+      }
+    });
+    team.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      std::int64_t s = 0;
+      for (int b = 0; b < blocks; ++b) {
+        const std::int64_t x = block_sums[b];
+        block_sums[b] = s;
+        s += x;
+      }
+      block_sums[scan_blocks] = s;
+    });
+    team.team_barrier();
+    for_each_thread(team, [&](const int b) {
+      if (b < blocks) {
+        std::int64_t s = block_sums[b];
+        for (int i = b * block; i < min_of(threads, (b + 1) * block); ++i) {
+          const std::int64_t x = counts[i];
+          counts[i] = s;
+          s += x;
+        }
+      }
+    });
+    team.team_barrier();
+    const auto put = [&](const std::int64_t pos, const Ordinal col, const Scalar& value) {
+      v.c_cols(c_begin + pos) = col;
+      v.c_vals(c_begin + pos) = value;
+      dense[col] = Scalar();
+    };
+    if (block_sums[scan_blocks] * 8 < nwords * word_bits) {
+      // Rows under 1/8 of the columns: a thread's lanes take words side by side, each lane its run's bits.
+      for_each_thread(team, [&](const int i) {
+        std::int64_t pos = counts[i];
+        const std::int64_t w_end = min_of(nwords, (i + 1) * per);
+        for (std::int64_t w = i * per; w < w_end; ++w) {
+          for (Word x = bits[w]; x != 0; x &= x - 1) {
+            const Ordinal col = static_cast<Ordinal>(w * word_bits + lowest_bit_u64(x));
+            put(pos++, col, dense[col]);
+          }
+        }
+      });
+      return;
+    }
+    // Denser rows: a thread walks its lanes' runs word by word, lane l taking bit l, so that a word's entries go to
+    // C side by side, and reads the sums of `batch` words before it writes any (a lane's run a thread wrote each
+    // store to a sector of its own and waited on each sum in turn: rajat01's bitmap bin moved 11.6M write sectors
+    // through L2, and its warps then waited for the longest run at the barrier; H100, perf_tests/NOTES.md v15).
+    constexpr int batch = 4;
+    const int lanes = threads / team.team_size();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](const int t) {
+      std::int64_t pos = counts[t * lanes];
+      const std::int64_t w_end = min_of(nwords, (t + 1) * lanes * per);
+      for (std::int64_t w0 = t * lanes * per; w0 < w_end; w0 += batch) {
+        Word x[batch];
+        for (int q = 0; q < batch; ++q) x[q] = w0 + q < w_end ? bits[w0 + q] : Word(0);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, word_bits), [&](const int l) {
+          const Word below = (Word(1) << l) - 1;
+          Scalar sum[batch] = {};
+          for (int q = 0; q < batch; ++q) {
+            if ((x[q] >> l) & 1u) sum[q] = dense[(w0 + q) * word_bits + l];
+          }
+          std::int64_t p = pos;
+          for (int q = 0; q < batch; ++q) {
+            if ((x[q] >> l) & 1u)
+              put(p + popcount_u64(x[q] & below), static_cast<Ordinal>((w0 + q) * word_bits + l), sum[q]);
+            p += popcount_u64(x[q]);
+          }
+        });
+        for (int q = 0; q < batch; ++q) pos += popcount_u64(x[q]);
+      }
+    });
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const Ordinal row = perm(first + team.league_rank());
     const std::int64_t nwords = bitmap_words(width);
-    std::int64_t* counts =  // a count per thread, the scan's block sums, the pool chunk
+    std::int64_t* counts =  // a count per thread, the scan's block sums and their total, the pool chunk
         static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(bitmap_slot_bytes(threads), 16));
     std::int64_t* block_sums = counts + threads;
-    std::int64_t* chunk = block_sums + scan_blocks;
+    std::int64_t* chunk = block_sums + scan_blocks + 1;
     Word* bits = static_cast<Word*>(team.team_shmem().get_shmem_aligned(nwords * sizeof(Word), 16));
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nwords), [&](const std::int64_t w) { bits[w] = 0; });
     if constexpr (Numeric) {
@@ -122,59 +216,7 @@ struct TeamBitmapKernel {
           for (Word x = bits[w]; x != 0; x &= x - 1) dense[w * word_bits + lowest_bit_u64(x)] = Scalar();
         });
       } else {
-        // Sorted output: each thread takes a run of words; its place in C is the number of bits before its run.
-        const std::int64_t per = (nwords + threads - 1) / threads;
-        for_each_thread(team, [&](const int i) {
-          std::int64_t n = 0;
-          const std::int64_t w_end = min_of(nwords, (i + 1) * per);
-          for (std::int64_t w = i * per; w < w_end; ++w) n += popcount_u64(bits[w]);
-          counts[i] = n;
-        });
-        team.team_barrier();
-        // Exclusive scan of the counts: block sums, their scan by one thread, then each block's own.
-        const int block = (threads + scan_blocks - 1) / scan_blocks;
-        const int blocks = (threads + block - 1) / block;  // at most scan_blocks; fewer for small teams
-        for_each_thread(team, [&](const int b) {
-          if (b < blocks) {
-            std::int64_t s = 0;
-            for (int i = b * block; i < min_of(threads, (b + 1) * block); ++i) s += counts[i];
-            block_sums[b] = s;
-          }
-        });
-        team.team_barrier();
-        Kokkos::single(Kokkos::PerTeam(team), [&]() {
-          std::int64_t s = 0;
-          for (int b = 0; b < blocks; ++b) {
-            const std::int64_t x = block_sums[b];
-            block_sums[b] = s;
-            s += x;
-          }
-        });
-        team.team_barrier();
-        for_each_thread(team, [&](const int b) {
-          if (b < blocks) {
-            std::int64_t s = block_sums[b];
-            for (int i = b * block; i < min_of(threads, (b + 1) * block); ++i) {
-              const std::int64_t x = counts[i];
-              counts[i] = s;
-              s += x;
-            }
-          }
-        });
-        team.team_barrier();
-        for_each_thread(team, [&](const int i) {
-          auto pos = c_begin + counts[i];
-          const std::int64_t w_end = min_of(nwords, (i + 1) * per);
-          for (std::int64_t w = i * per; w < w_end; ++w) {
-            for (Word x = bits[w]; x != 0; x &= x - 1) {
-              const Ordinal col = static_cast<Ordinal>(w * word_bits + lowest_bit_u64(x));
-              v.c_cols(pos) = col;
-              v.c_vals(pos) = dense[col];
-              dense[col] = Scalar();
-              ++pos;
-            }
-          }
-        });
+        write_sorted(team, nwords, bits, dense, counts, block_sums, c_begin);
       }
       team.team_barrier();  // the chunk is clean before it is given back
       Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(*chunk); });
