@@ -6,6 +6,7 @@
 #define KOKKOSSPGEMM_POSITIONREPLAY_HPP
 
 #include <KokkosSpGEMM_BackendTraits.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
 #include <impl/KokkosSpGEMM_HashAccumulator.hpp>
 #include <impl/KokkosSpGEMM_MergePath.hpp>
 #include <impl/KokkosSpGEMM_PositionMap.hpp>
@@ -424,10 +425,8 @@ struct ReplayTilesKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g) const {
     if (status(2) != 0) return;
     // lanes is a power of two: shifts and masks, not a 64-bit division per thread.
-    int shift = 0;
-    while ((1 << shift) < lanes) ++shift;
     const std::int64_t lane = g & (lanes - 1);
-    const std::int64_t t = runs.run[0].first_tile + (g >> shift);
+    const std::int64_t t = runs.run[0].first_tile + (g >> lowest_bit_u64(static_cast<std::uint64_t>(lanes)));
     const TileRuns::Run& run = runs.run[runs.find(t)];
     const std::int64_t begin = (t - run.first_tile) * tile_products;
     const std::int64_t end = min_of(begin + tile_products, run.products);
