@@ -4,6 +4,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace KokkosSpGEMM {
@@ -21,6 +24,11 @@ struct BackendTraits {
   /// Teams resident per unit of concurrency (used to size the global memory pool).
   static constexpr int teams_per_concurrency = 1;
   static const char* name() { return "Host"; }
+  /// Teams of `threads` threads, each with `scratch` bytes of team scratch, that run at once (registers aside).
+  template <class Exec>
+  static std::int64_t resident_teams(const Exec& exec, int, std::size_t) {
+    return static_cast<std::int64_t>(exec.concurrency());
+  }
 };
 
 #if defined(KOKKOS_ENABLE_SERIAL)
@@ -54,6 +62,15 @@ struct BackendTraits<Kokkos::Cuda> {
   static constexpr int scratch_bytes_per_team = 48 * 1024;
   static constexpr int teams_per_concurrency = 1;
   static const char* name() { return "Cuda"; }
+  static std::int64_t resident_teams(const Kokkos::Cuda& exec, int threads, std::size_t scratch) {
+    const cudaDeviceProp& p = exec.cuda_device_prop();
+    // Kokkos adds a double per thread and two to each team's scratch; the device reserves some per block.
+    const std::size_t per_team = scratch + sizeof(double) * (threads + 2) + p.reservedSharedMemPerBlock;
+    std::int64_t per_sm = p.maxThreadsPerMultiProcessor / threads;
+    per_sm = std::min<std::int64_t>(per_sm, static_cast<std::int64_t>(p.sharedMemPerMultiprocessor / per_team));
+    per_sm = std::min<std::int64_t>(per_sm, p.maxBlocksPerMultiProcessor);
+    return per_sm * p.multiProcessorCount;
+  }
 };
 #endif
 
@@ -67,6 +84,13 @@ struct BackendTraits<Kokkos::HIP> {
   static constexpr int scratch_bytes_per_team = 64 * 1024;
   static constexpr int teams_per_concurrency = 1;
   static const char* name() { return "HIP"; }
+  static std::int64_t resident_teams(const Kokkos::HIP& exec, int threads, std::size_t scratch) {
+    // A CDNA compute unit: 2,048 threads (32 wavefronts of 64) and 64 KiB of LDS.
+    const std::int64_t units = static_cast<std::int64_t>(exec.concurrency()) / 2048;
+    std::int64_t per_unit = 2048 / threads;
+    per_unit = std::min<std::int64_t>(per_unit, static_cast<std::int64_t>(65536 / (scratch + 8 * (threads + 2))));
+    return std::max<std::int64_t>(1, per_unit) * std::max<std::int64_t>(1, units);
+  }
 };
 #endif
 

@@ -112,6 +112,17 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   EXPECT_NE(owned.find("thread-rows/position-map"), std::string::npos) << owned;
   EXPECT_NE(owned.find("sums in scratch"), std::string::npos) << owned;
   EXPECT_EQ(owned.find("sums in C"), std::string::npos) << owned;
+  // GPUs: rows of C of 12.8 entries on average are written by the team together (adjacent threads on adjacent
+  // entries of C), A*P's rows of at most 8 each by its thread (17,576 rows: thread rows on GPUs too).
+  const auto p3d7_rows = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(26);
+  const auto prolong_rows = KokkosSpGEMM::aggregation_prolongator<double, int, int>(26, 2, false);
+  const std::string short_rows =
+      check_reuse_rounds<Exec>(p3d7_rows, prolong_rows, in_scratch, "p3d7(26)*P, in scratch");
+  EXPECT_NE(short_rows.find("thread-rows/position-map"), std::string::npos) << short_rows;
+  EXPECT_NE(short_rows.find("sums in scratch"), std::string::npos) << short_rows;
+  EXPECT_EQ(short_rows.find("written together"), std::string::npos) << short_rows;
+  EXPECT_EQ(owned.find("rows written together") != std::string::npos, KokkosSpGEMM::BackendTraits<Exec>::is_gpu)
+      << owned;
   in_scratch.deterministic = true;
   const std::string fixed = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, in_scratch, "p2d5(130), deterministic");
   EXPECT_EQ(fixed.find("sums in scratch"), std::string::npos) << fixed;

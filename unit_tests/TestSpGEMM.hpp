@@ -151,7 +151,8 @@ TEST(TEST_CATEGORY, spgemm_duplicate_heavy) {
 /// Rows of C of every size the sorted writers treat apart: rows 0..80 (thread rows, sizes not a multiple of 4),
 /// then team rows around 256, 512 and 513 (the GPU rank path's limits), up to 3,000 (sorted after extraction), in
 /// shuffled columns. dup: each row of B has 3 entries from a pool of its row's columns, so rows of C fill half their
-/// bound's table or less.
+/// bound's table or less. On GPUs the team-row bins of a row or three each share launches (team_row_launches), each
+/// bin with its own table and compact array in the largest one's scratch.
 inline std::pair<HostCsr<double>, HostCsr<double>> rows_of_every_size_case(bool dup) {
   std::vector<int> sizes;
   for (int s = 0; s <= 80; ++s) sizes.push_back(s);

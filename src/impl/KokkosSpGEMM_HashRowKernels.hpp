@@ -304,9 +304,15 @@ struct ThreadRowsKernel {
   }
 };
 
+/// Bins of team rows one launch may hold (team_row_launches).
+constexpr int team_row_max_bins = 8;
+
 /// One team per row: a level-1 table of l1_entries slots in scratch; a row that may not fit (symbolic: its bound;
-/// numeric: its known size) also takes a level-2 table of l2_entries slots from the pool for its duration.
-template <class ExecSpace, bool Numeric, class Views, class Perm>
+/// numeric: its known size) also takes a level-2 table of l2_entries slots from the pool for its duration. With
+/// ManyBins, one launch serves several bins whose rows always fit level 1: teams [first_team[b], first_team[b + 1])
+/// take bin b, each with its own table size, in the scratch of the largest (bins of few rows each took a launch
+/// whose time was one row's latency).
+template <class ExecSpace, bool Numeric, class Views, class Perm, bool ManyBins = false>
 struct TeamRowKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
@@ -327,6 +333,49 @@ struct TeamRowKernel {
   bool sorted = true;
   Ordinal rank_slots = 0;  // > 0: rows of up to this many entries that fit level 1 are written sorted by rank
 
+  /// ManyBins: bin b's rows perm[first, first + rows) from team first_team on, with its table and compact array.
+  struct Bin {
+    std::int64_t first = 0;
+    std::int64_t rows = 0;
+    std::int64_t first_team = 0;
+    Ordinal l1_entries = 0;
+    Ordinal rank_slots = 0;
+  };
+  int num_bins = 0;
+  Bin bins[ManyBins ? team_row_max_bins : 1];
+
+  /// Appends a bin of `rows` rows from perm[first_row] with level-1 tables of `entries` slots (ManyBins: rows that
+  /// never spill).
+  void add_bin(std::int64_t first_row, std::int64_t rows, Ordinal entries) {
+    if (num_bins == (ManyBins ? team_row_max_bins : 1)) {
+      throw std::logic_error("KokkosSpGEMM: too many bins for one launch");
+    }
+    Bin& b = bins[num_bins];
+    b.first = first_row;
+    b.rows = rows;
+    b.first_team = league();
+    b.l1_entries = entries;
+    b.rank_slots = fitting_rank_slots(sorted, v.known_columns, entries);
+    ++num_bins;
+  }
+  std::int64_t league() const { return num_bins == 0 ? 0 : bins[num_bins - 1].first_team + bins[num_bins - 1].rows; }
+  /// Scratch of the launch: the largest of its bins'.
+  std::size_t launch_scratch_bytes() const {
+    std::size_t most = 0;
+    for (int b = 0; b < num_bins; ++b) most = max_of(most, scratch_bytes(bins[b].l1_entries, bins[b].rank_slots));
+    return most;
+  }
+
+  /// rank_slots_of, or 0 where the table and the compact array together outgrow the device's scratch (rows then
+  /// sort after extraction).
+  static Ordinal fitting_rank_slots(bool sorted, bool known_columns, Ordinal l1_entries) {
+    const Ordinal ranks = rank_slots_of(sorted, known_columns, l1_entries);
+    return static_cast<std::int64_t>(scratch_bytes(l1_entries, ranks)) >
+                   static_cast<std::int64_t>(Policy::scratch_size_max(0))
+               ? Ordinal(0)
+               : ranks;
+  }
+
   /// The compact array's slots (rows ranked up to that size), or 0: GPU numeric sorted rows, not values-only.
   static Ordinal rank_slots_of(bool sorted, bool known_columns, Ordinal l1_entries) {
     const Ordinal most = l1_entries / 2 < rank_sort_max_entries ? l1_entries / 2 : Ordinal(rank_sort_max_entries);
@@ -345,22 +394,35 @@ struct TeamRowKernel {
   }
 
   KOKKOS_INLINE_FUNCTION bool needs_level2(const Ordinal row) const {
-    if (l2_entries == 0) return false;
+    if (ManyBins || l2_entries == 0) return false;
     const std::int64_t size = Numeric ? static_cast<std::int64_t>(v.c_rows(row + 1) - v.c_rows(row)) : v.row_bound(row);
     return 2 * size > l1_entries;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const Ordinal row = perm(first + team.league_rank());
-    char* base =
-        static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(l1_entries, rank_slots) - 64, 16));
+    const std::int64_t t = team.league_rank();
+    if constexpr (ManyBins) {
+      Bin bin = bins[0];
+      for (int k = 1; k < team_row_max_bins; ++k) {
+        if (k < num_bins && t >= bins[k].first_team) bin = bins[k];
+      }
+      run(team, perm(bin.first + t - bin.first_team), bin.l1_entries, bin.rank_slots);
+    } else {
+      run(team, perm(first + t), l1_entries, rank_slots);
+    }
+  }
+
+  /// Row `row` with a level-1 table of l1_slots and a compact array of ranks slots (0: none).
+  KOKKOS_INLINE_FUNCTION void run(const Member& team, const Ordinal row, const Ordinal l1_slots,
+                                  const Ordinal ranks) const {
+    char* base = static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(l1_slots, ranks) - 64, 16));
     std::int64_t* shared = reinterpret_cast<std::int64_t*>(base);  // [0]: pool chunk, [1]: output cursor
     Scalar* values = reinterpret_cast<Scalar*>(base + 2 * sizeof(std::int64_t));
     Ordinal* keys =
-        reinterpret_cast<Ordinal*>(reinterpret_cast<char*>(values) + (Numeric ? l1_entries * sizeof(Scalar) : 0));
-    Ordinal* compact = reinterpret_cast<Ordinal*>(base + table_bytes(l1_entries));
+        reinterpret_cast<Ordinal*>(reinterpret_cast<char*>(values) + (Numeric ? l1_slots * sizeof(Scalar) : 0));
+    Ordinal* compact = reinterpret_cast<Ordinal*>(base + table_bytes(l1_slots));
     const bool spill = needs_level2(row);
-    Table l1{keys, Numeric ? values : nullptr, l1_entries - 1};
+    Table l1{keys, Numeric ? values : nullptr, l1_slots - 1};
     Table l2;
     if (spill) {
       Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = pool.acquire(team.league_rank()); });
@@ -374,18 +436,17 @@ struct TeamRowKernel {
         if constexpr (Numeric) l2.values[s] = Scalar();
       });
     }
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_entries), [&](const Ordinal s) {
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_slots), [&](const Ordinal s) {
       keys[s] = Table::empty;
       if constexpr (Numeric) values[s] = Scalar();
     });
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rank_slots),
-                         [&](const Ordinal s) { compact[s] = Table::empty; });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, ranks), [&](const Ordinal s) { compact[s] = Table::empty; });
     Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[1] = 0; });
     team.team_barrier();
 
     const auto a_begin = v.a_rows(row);
     const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
-    const Ordinal window = spill ? (spill_window < l1_entries ? spill_window : l1_entries) : l1_entries;
+    const Ordinal window = spill ? (spill_window < l1_slots ? spill_window : l1_slots) : l1_slots;
     if (a_len >= team.team_size()) {
       // Thread-parallel (kkSpGEMM Fig. 3a): threads split A's row, their lanes each row of B.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_len), [&](const Ordinal t) {
@@ -403,7 +464,7 @@ struct TeamRowKernel {
     if constexpr (!Numeric) {
       std::int64_t count = 0;
       Kokkos::parallel_reduce(
-          Kokkos::TeamVectorRange(team, l1_entries),
+          Kokkos::TeamVectorRange(team, l1_slots),
           [&](const Ordinal s, std::int64_t& c) { c += keys[s] != Table::empty; }, count);
       if (spill) {
         std::int64_t count2 = 0;
@@ -421,14 +482,14 @@ struct TeamRowKernel {
     } else {
       const auto c_begin = v.c_rows(row);
       const std::int64_t n = v.c_rows(row + 1) - c_begin;
-      if (rank_slots > 0 && !spill && n <= rank_slots) {
+      if (ranks > 0 && !spill && n <= ranks) {
         const CompactRow<Ordinal> out{compact, n};
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_entries), [&](const Ordinal s) {
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_slots), [&](const Ordinal s) {
           if (keys[s] != Table::empty) out.gather(keys[s], &shared[1]);
         });
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n),
-                             [&](const Ordinal i) { out.write(v, c_begin, i, l1, l1_entries); });
+                             [&](const Ordinal i) { out.write(v, c_begin, i, l1, l1_slots); });
         return;
       }
       auto extract = [&](const Table& table) {
@@ -457,7 +518,7 @@ struct TeamRowKernel {
         if (spill) {
           sort_row_team(team, v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
         } else {
-          // The row fits the level-1 table (n <= l1_entries / 2), which is free now: sorted there, in scratch, a
+          // The row fits the level-1 table (n <= l1_slots / 2), which is free now: sorted there, in scratch, a
           // bitonic network over global memory took rajat01's rows of 512-1,024 entries 1.8 ms (NOTES.md, v10).
           Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), [&](const std::int64_t j) {
             keys[j] = v.c_cols(c_begin + j);

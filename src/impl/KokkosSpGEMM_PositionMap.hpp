@@ -91,6 +91,7 @@ struct PositionMap {
     std::int64_t first_product = 0;           ///< product_start of the bin's first row
     bool in_c = false;                        ///< sums kept in C's values (rows too long for scratch), not in scratch
     bool shares = false;                      ///< team rows: equal shares of each row's products to the threads
+    bool together = false;                    ///< thread rows, sums in scratch: the team writes its rows together
     int last_bin = 0;                         ///< adjacent small bins replay in one launch: bins config.bin to last_bin
     std::int64_t row_begin = 0, row_end = 0;  ///< the run's rows in the bins' order
     std::int64_t first_tile = 0, tiles = 0;   ///< tile replay: the run's tiles in tile_rows
@@ -132,7 +133,9 @@ struct PositionMap {
                         : std::string()) +
            (b.last_bin > b.config.bin ? ", with bins up to " + std::to_string(b.last_bin) : std::string()) +
            (b.shares ? ", equal shares of a row's products" : std::string()) +
-           (b.in_c ? ", sums in C\n" : ", sums in scratch\n");
+           (b.in_c       ? ", sums in C\n"
+            : b.together ? ", sums in scratch, rows written together\n"
+                         : ", sums in scratch\n");
     }
     if (!gathered.empty()) {
       s += "  bins gathered from hash tables (beyond the map's bytes):\n";

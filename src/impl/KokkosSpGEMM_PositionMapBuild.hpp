@@ -101,10 +101,11 @@ bool replay_sums_in_c(std::int64_t bound, const Options& options) {
 /// Threads a team of the thread-row replay with the sums in scratch (ReplayOwnedRowsKernel) for a bin of `rows` rows
 /// of C of up to `bound` entries, `products` products over `a_entries` entries of A; 0: sums in C (ReplayRowsKernel).
 /// GPUs, Auto: where 128 threads' sums fit 16 KB (a multiprocessor still holds 1,792 threads), or 32 KB where the
-/// rows of B met are short (at most 2 lanes, which gain little coalescing from them). H100 (perf_tests/NOTES.md
+/// rows of B met are short (at most 4 lanes, which gain little coalescing from them). H100 (perf_tests/NOTES.md
 /// v13): 2D 5-point 2000^2 1.40 -> 1.28 ms a reuse call, A*P on 3D 7-point 160^3 tentative 0.70 -> 0.52, smoothed
-/// 1.56 -> 1.00; not 3D 7-point 160^3's rows of 25 with 4 lanes: 2.85 -> 3.22 ms (L2 84-91% busy both ways; the
-/// scratch took L1 from B's values). Bins of fewer than 2^15 rows stay in one launch with their neighbours.
+/// 1.56 -> 1.00; 3D 7-point 160^3's rows of 25 with 4 lanes: 2.85 -> 3.22 ms while each thread wrote its own row,
+/// 2.85 -> 2.28 since the team writes its rows together (v16). Bins of fewer than 2^15 rows stay in one launch with
+/// their neighbours.
 /// ReplayShape::RowsInScratch: wherever the sums fit 32 KB, CPUs too (a thread a team).
 template <class ExecSpace, class Scalar>
 int replay_rows_in_scratch(std::int64_t bound, std::int64_t rows, std::int64_t products, std::int64_t a_entries,
@@ -115,7 +116,20 @@ int replay_rows_in_scratch(std::int64_t bound, std::int64_t rows, std::int64_t p
   if (options.deterministic || team_bytes > min_of<std::int64_t>(32768, scratch_budget<ExecSpace>(options))) return 0;
   if (options.reuse_replay == ReplayShape::RowsInScratch) return Traits::is_gpu ? team : 1;
   if (!Traits::is_gpu || rows < (std::int64_t(1) << 15)) return 0;
-  return team_bytes <= 16384 || replay_lanes<ExecSpace>(products, a_entries) <= 2 ? team : 0;
+  return team_bytes <= 16384 || replay_lanes<ExecSpace>(products, a_entries) <= 4 ? team : 0;
+}
+
+/// Whether thread rows with their sums in scratch (ReplayOwnedRowsKernel) write their rows together, adjacent
+/// threads on adjacent entries of C: on GPUs, where the rows of C average 12 entries or more (three sectors), since
+/// a thread writing its own row costs an L2 sector a value. H100, reuse call ms (perf_tests/NOTES.md v16): 2D 5-point
+/// 2000^2 (13 a row) 1.29 -> 1.01, 3D 7-point 160^3 (25) 3.22 -> 2.28; but A*P on 3D 7-point 160^3 (4 and 10 a row)
+/// 0.52 -> 0.56 and 1.00 -> 1.08, where the extra pass costs more than the sectors it saves.
+/// Their scratch grows by a padding row of sums and each row's place in C, within the budget.
+template <class ExecSpace, class Scalar>
+bool replay_rows_together(std::int64_t bound, int team, std::int64_t rows, std::int64_t c_entries,
+                          const Options& options) {
+  const std::int64_t bytes = (team + 1) * bound * static_cast<std::int64_t>(sizeof(Scalar)) + team * 16 + 64;
+  return BackendTraits<ExecSpace>::is_gpu && c_entries >= 12 * rows && bytes <= scratch_budget<ExecSpace>(options);
 }
 
 /// The replay kernel of mapped rows of up to `bound` entries. GPUs: rows of up to 256 entries take a thread each,
@@ -344,14 +358,16 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   }
   map.bins = bin_rows(exec, workspace, rows, RowLengthOfC<decltype(v.c_rows)>{v.c_rows});
 
-  // Per bin: products, entries of A, most products in a row, longest row of B met.
+  // Per bin: products, entries of A, most products in a row, longest row of B met, entries of C.
+  constexpr int per_bin = 5;
   const std::size_t totals_mark = workspace.mark();
   const auto totals =
-      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::PositionMap::bin_totals", 4 * num_row_bins);
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::PositionMap::bin_totals", per_bin * num_row_bins);
   Kokkos::parallel_for(
       "KokkosSpGEMM::PositionMap::bin_totals", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const std::int64_t i) {
-        const int b = row_bin_of(static_cast<std::int64_t>(v.c_rows(i + 1) - v.c_rows(i)));
+        const std::int64_t c_length = static_cast<std::int64_t>(v.c_rows(i + 1) - v.c_rows(i));
+        const int b = row_bin_of(c_length);
         if (b < 1) return;
         std::int64_t p = 0, longest = 0;
         for (auto e = v.a_rows(i); e < v.a_rows(i + 1); ++e) {
@@ -360,10 +376,11 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
           p += length;
           longest = max_of(longest, length);
         }
-        Kokkos::atomic_add(&totals(4 * b), p);
-        Kokkos::atomic_add(&totals(4 * b + 1), static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i)));
-        Kokkos::atomic_fetch_max(&totals(4 * b + 2), p);
-        Kokkos::atomic_fetch_max(&totals(4 * b + 3), longest);
+        Kokkos::atomic_add(&totals(per_bin * b), p);
+        Kokkos::atomic_add(&totals(per_bin * b + 1), static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i)));
+        Kokkos::atomic_fetch_max(&totals(per_bin * b + 2), p);
+        Kokkos::atomic_fetch_max(&totals(per_bin * b + 3), longest);
+        Kokkos::atomic_add(&totals(per_bin * b + 4), c_length);
       });
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
   workspace.rewind(totals_mark);
@@ -374,7 +391,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   const std::size_t entry_offset_bytes = v.a_cols.extent(0) * sizeof(std::int32_t);
   struct Chosen {
     int bin, width;
-    std::int64_t products, a_entries, longest_b, first_byte, first_product;
+    std::int64_t products, a_entries, longest_b, c_entries, first_byte, first_product;
     int scratch_team;  // thread rows with sums in scratch (replay_rows_in_scratch); 0: not
   };
   std::vector<Chosen> chosen;
@@ -384,10 +401,10 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   MappedBins mask;
   const bool few_rows = rows < replay_few_rows;
   std::int64_t all_products = 0;  // over the rows with work, mapped or not
-  for (int b = 1; b < num_row_bins; ++b) all_products += host(4 * b);
+  for (int b = 1; b < num_row_bins; ++b) all_products += host(per_bin * b);
   const bool tiles = replay_by_tiles<ExecSpace>(options, all_products, rows);
   for (int b = 1; b < num_row_bins; ++b) {
-    const std::int64_t bin_products = host(4 * b), most = host(4 * b + 2);
+    const std::int64_t bin_products = host(per_bin * b), most = host(per_bin * b + 2);
     if (map.bins.count(b) == 0 || most > std::numeric_limits<std::int32_t>::max()) continue;
     const int width = position_width(row_bin_bound(b));
     const std::int64_t start = chosen.empty() || chosen.back().width == width ? bytes : (bytes + 3) / 4 * 4;
@@ -398,11 +415,12 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     if (used + need > limit) continue;
     used += need;
     offsets = offsets || team_row || tiles;
-    const int scratch_team = team_row || tiles
-                                 ? 0
-                                 : replay_rows_in_scratch<ExecSpace, Scalar>(row_bin_bound(b), map.bins.count(b),
-                                                                             bin_products, host(4 * b + 1), options);
-    chosen.push_back({b, width, bin_products, host(4 * b + 1), host(4 * b + 3), start, products, scratch_team});
+    const int scratch_team =
+        team_row || tiles ? 0
+                          : replay_rows_in_scratch<ExecSpace, Scalar>(row_bin_bound(b), map.bins.count(b), bin_products,
+                                                                      host(per_bin * b + 1), options);
+    chosen.push_back({b, width, bin_products, host(per_bin * b + 1), host(per_bin * b + 3), host(per_bin * b + 4),
+                      start, products, scratch_team});
     bytes = start + bin_products * width;
     products += bin_products;
     mask.mapped[b] = true;
@@ -414,6 +432,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     const bool team_row = replay_team_rows<ExecSpace>(row_bin_bound(chosen[i].bin), few_rows, options);
     std::int64_t run_rows = map.bins.count(chosen[i].bin), run_products = chosen[i].products;
     std::int64_t run_entries = chosen[i].a_entries, run_longest_b = chosen[i].longest_b;
+    std::int64_t run_c_entries = chosen[i].c_entries;
     std::size_t j = i + 1;
     auto joins = [&](std::size_t j) {
       if (chosen[j].width != chosen[i].width) return false;
@@ -430,6 +449,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
       run_products += chosen[j].products;
       run_entries += chosen[j].a_entries;
       run_longest_b = max_of(run_longest_b, chosen[j].longest_b);
+      run_c_entries += chosen[j].c_entries;
       ++j;
     }
     typename Map::Bin mb;
@@ -441,6 +461,9 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     mb.width = chosen[i].width;
     mb.shares =
         mb.config.kernel == RowKernel::ReplayTeamRow && replay_by_shares(run_products, run_entries, run_longest_b);
+    mb.together = mb.config.kernel == RowKernel::ReplayRows && !mb.in_c &&
+                  replay_rows_together<ExecSpace, Scalar>(mb.config.l1_entries, mb.config.rows_per_team, run_rows,
+                                                          run_c_entries, options);
     mb.first_byte = chosen[i].first_byte;
     mb.first_product = chosen[i].first_product;
     mb.row_begin = map.bins.offsets[chosen[i].bin];

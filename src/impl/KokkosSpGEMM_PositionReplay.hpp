@@ -154,12 +154,16 @@ struct ReplayRowsKernel {
   }
 };
 
-/// A thread per row, its sums in its own slice of the team's scratch (slot s of thread r at s * team_size + r:
-/// adjacent threads in adjacent banks): no atomics, no pass that zeroes C, no barrier. For short rows of C (3D
-/// 7-point, 2D 5-point, A*P), where sums in C cost a round trip to L2 a product (atomics with lanes, or a load and
-/// a store without). A row of B is read four products at a time, their loads issued before their adds (the adds'
-/// stores could alias the loads, so nothing else lets a thread keep several in flight).
-template <class ExecSpace, class Views, class Perm>
+/// A thread per row, its sums in its own slice of the team's scratch (slot s of the team's row t at s * stride + t:
+/// adjacent threads in adjacent banks): no atomics, no pass that zeroes C. For short rows of C (3D 7-point, 2D
+/// 5-point, A*P), where sums in C cost a round trip to L2 a product (atomics with lanes, or a load and a store
+/// without). A row of B is read four products at a time, their loads issued before their adds (the adds' stores
+/// could alias the loads, so nothing else lets a thread keep several in flight). Together (replay_rows_together):
+/// the team then writes its rows side by side, item i being slot i % row_entries of its row i / row_entries, with a
+/// padding slot a row (stride rows + 1) so that a row's slots lie in distinct banks; a thread writing its own row
+/// sends every store to its own L2 sector (H100, ncu on 3D 7-point 100^3: 24.6M write sectors for 24.6M values of
+/// C, 6.9M written together; perf_tests/NOTES.md v16).
+template <class ExecSpace, class Views, class Perm, bool Together>
 struct ReplayOwnedRowsKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
@@ -171,19 +175,33 @@ struct ReplayOwnedRowsKernel {
   ReplaySource<typename ExecSpace::memory_space> src;
   std::int64_t first = 0, rows = 0;
   int rows_per_team = 1;
-  Ordinal row_entries = 0;  // the longest row of C the kernel meets
+  Ordinal row_entries = 0;  // the longest row of C the kernel meets (a power of two)
 
-  std::size_t scratch_bytes(int team_size) const {
-    return static_cast<std::size_t>(team_size) * static_cast<std::size_t>(row_entries) * sizeof(Scalar) + 64;
+  KOKKOS_INLINE_FUNCTION int stride() const { return rows_per_team + 1; }  // Together
+  KOKKOS_INLINE_FUNCTION std::size_t sums_bytes(int team_size) const {
+    return static_cast<std::size_t>(Together ? stride() : team_size) * static_cast<std::size_t>(row_entries) *
+           sizeof(Scalar);
   }
+  /// Together: each row's first entry in C and its length.
+  KOKKOS_INLINE_FUNCTION std::size_t places_bytes() const {
+    return Together ? static_cast<std::size_t>(rows_per_team) * (sizeof(std::int64_t) + sizeof(Ordinal)) : 0;
+  }
+  std::size_t scratch_bytes(int team_size) const { return sums_bytes(team_size) + places_bytes() + 64; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     if (src.status(2) != 0) return;  // A or B failed the check beside this replay
-    const int stride = team.team_size();
-    Scalar* const sums =
-        static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(
-            static_cast<std::size_t>(stride) * static_cast<std::size_t>(row_entries) * sizeof(Scalar), 16)) +
-        team.team_rank();
+    // Without Together, stride and slice follow the team's shape as they always did: the same kernel written with
+    // rows_per_team compiled to 48 registers instead of 56, and the extra resident teams' scratch took L1 from
+    // B's values (H100, A*P smoothed on 3D 7-point 100^3: 41.6M L2 read sectors instead of 29.3M, 266 vs 223 us).
+    const int stride = Together ? this->stride() : team.team_size();
+    Scalar* const all_sums =
+        static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(sums_bytes(team.team_size()), 16));
+    std::int64_t* const begins = Together ? static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(
+                                                static_cast<std::size_t>(rows_per_team) * sizeof(std::int64_t), 8))
+                                          : nullptr;
+    Ordinal* const lengths = Together ? static_cast<Ordinal*>(team.team_shmem().get_shmem_aligned(
+                                            static_cast<std::size_t>(rows_per_team) * sizeof(Ordinal), 4))
+                                      : nullptr;
     const std::int64_t team_first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
     const int team_rows = static_cast<int>(min_of<std::int64_t>(rows_per_team, rows - team_first));
     std::uint64_t check = 0;
@@ -194,6 +212,7 @@ struct ReplayOwnedRowsKernel {
           const Ordinal row = perm(q);
           const auto c_begin = v.c_rows(row);
           const Ordinal length = static_cast<Ordinal>(v.c_rows(row + 1) - c_begin);
+          Scalar* const sums = all_sums + (Together ? t : team.team_rank());
           for (Ordinal s = 0; s < length; ++s) sums[s * stride] = Scalar();
           const unsigned char* places = src.row(q);
           with_width(src.width, [&](auto w) {
@@ -225,12 +244,37 @@ struct ReplayOwnedRowsKernel {
               offset += b_len;
             }
           });
-          for (Ordinal s = 0; s < length; ++s) {
-            v.c_vals(c_begin + s) = sums[s * stride];
-            x += column_check_term(v.c_cols(c_begin + s), static_cast<std::int64_t>(c_begin + s));
+          if constexpr (Together) {
+            begins[t] = static_cast<std::int64_t>(c_begin);
+            lengths[t] = length;
+          } else {
+            for (Ordinal s = 0; s < length; ++s) {
+              v.c_vals(c_begin + s) = sums[s * stride];
+              x += column_check_term(v.c_cols(c_begin + s), static_cast<std::int64_t>(c_begin + s));
+            }
           }
         },
         check);
+    if constexpr (Together) {
+      team.team_barrier();
+      int shift = 0;  // row_entries = 2^shift
+      while ((Ordinal(1) << shift) < row_entries) ++shift;
+      const int mask = (1 << shift) - 1;
+      std::uint64_t written = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, team_rows << shift),
+          [&](const int i, std::uint64_t& x) {
+            const int t = i >> shift;
+            const Ordinal s = static_cast<Ordinal>(i & mask);
+            if (s < lengths[t]) {
+              const std::int64_t at = begins[t] + s;
+              v.c_vals(at) = all_sums[s * stride + t];
+              x += column_check_term(v.c_cols(at), at);
+            }
+          },
+          written);
+      check += written;
+    }
     Kokkos::single(Kokkos::PerTeam(team), [&]() { src.add_check(check); });
   }
 };
@@ -553,11 +597,18 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
     }
     const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
     if (!mb.in_c) {  // a thread per row, sums in scratch
-      const ReplayOwnedRowsKernel<ExecSpace, Views, Perm> kernel{v,      map.bins.perm,   src,        first,
-                                                                 c.rows, c.rows_per_team, row_entries};
-      typename decltype(kernel)::Policy policy(exec, league, c.team_size, 1);
-      policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes(c.team_size)));
-      Kokkos::parallel_for(label, policy, kernel);
+      auto launch = [&](auto kernel) {
+        typename decltype(kernel)::Policy policy(exec, league, c.team_size, 1);
+        policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes(c.team_size)));
+        Kokkos::parallel_for(label, policy, kernel);
+      };
+      if (mb.together) {
+        launch(ReplayOwnedRowsKernel<ExecSpace, Views, Perm, true>{v, map.bins.perm, src, first, c.rows,
+                                                                   c.rows_per_team, row_entries});
+      } else {
+        launch(ReplayOwnedRowsKernel<ExecSpace, Views, Perm, false>{v, map.bins.perm, src, first, c.rows,
+                                                                    c.rows_per_team, row_entries});
+      }
       continue;
     }
     auto launch = [&](auto kernel) {

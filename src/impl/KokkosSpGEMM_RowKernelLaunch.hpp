@@ -152,6 +152,50 @@ std::vector<int> thread_rows_launches(const std::vector<BinConfig>& configs) {
   return last;
 }
 
+/// Waves of teams a merged team-row launch may take (its teams run in the shape of its largest bin). H100, fastest
+/// of 5x15 one-shots, ms, no merging / 1 / 2 / 4 waves (perf_tests/NOTES.md v16): PGPgiantcompo 0.763 / 0.718 /
+/// 0.714 / 0.736, rajat01 1.376 / 1.324 / 1.319 / 1.327, ct2010 0.853 / 0.832 / 0.815 / 1.006, bcsstk13 0.704 /
+/// 0.661 / 0.675 / 0.628, ca-CondMat 1.230 / 1.223 / 1.207 / 1.192.
+constexpr int team_row_merge_waves = 2;
+
+/// Team-row bins that share one launch on GPUs: a bin of few rows is one wave whose time is its longest row's
+/// latency, so adjacent bins whose rows never spill join while all their teams, in the largest bin's shape (team
+/// and scratch), still run in team_row_merge_waves waves. For each config: the index of the last bin of its
+/// launch, or -1 where an earlier bin's launch holds it.
+template <class ExecSpace, class Kernel>
+std::vector<int> team_row_launches(const ExecSpace& exec, const std::vector<BinConfig>& configs, bool sorted,
+                                   bool known_columns) {
+  std::vector<int> last(configs.size(), -1);
+  const auto joins = [](const BinConfig& c) { return c.kernel == RowKernel::TeamRow && !c.may_spill; };
+  const auto bytes = [&](const BinConfig& c) {
+    const auto l1 = static_cast<typename Kernel::Ordinal>(c.l1_entries);
+    return Kernel::scratch_bytes(l1, Kernel::fitting_rank_slots(sorted, known_columns, l1));
+  };
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (configs[i].kernel != RowKernel::TeamRow) continue;
+    std::size_t j = i;
+    if (BackendTraits<ExecSpace>::is_gpu && joins(configs[i]) && team_row_merge_waves > 0) {
+      int threads = configs[i].team_size * configs[i].vector_length;
+      std::size_t scratch = bytes(configs[i]);
+      std::int64_t rows = configs[i].rows;
+      while (j + 1 < configs.size() && j + 1 - i < static_cast<std::size_t>(team_row_max_bins) &&
+             joins(configs[j + 1]) && configs[j + 1].vector_length == configs[i].vector_length) {
+        const BinConfig& n = configs[j + 1];
+        const int t = max_of(threads, n.team_size * n.vector_length);
+        const std::size_t b = max_of(scratch, bytes(n));
+        if (rows + n.rows > team_row_merge_waves * BackendTraits<ExecSpace>::resident_teams(exec, t, b)) break;
+        threads = t;
+        scratch = b;
+        rows += n.rows;
+        ++j;
+      }
+    }
+    last[i] = static_cast<int>(j);
+    i = j;
+  }
+  return last;
+}
+
 /// Runs the bins' kernels; returns the largest pool it allocated, in bytes. pool_budget (0: none) bounds each pool.
 /// Pools come from the phase's workspace, each handed back when its bin is launched (kernels run in order).
 template <bool Numeric, class ExecSpace, class Views, class Bins>
@@ -216,6 +260,25 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
       launch(std::true_type());
     }
   };
+  const std::vector<int> team_row_launch = team_row_launches<ExecSpace, TeamRowKernel<ExecSpace, Numeric, Views, Perm>>(
+      exec, configs, options.sorted, v.known_columns);
+  // The merged team-row launch of configs[i, team_row_launch[i]], in the shape of the largest team among them.
+  const auto launch_team_rows = [&](std::size_t i) {
+    const std::size_t last = static_cast<std::size_t>(team_row_launch[i]);
+    using Kernel = TeamRowKernel<ExecSpace, Numeric, Views, Perm, true>;
+    Kernel k{v, bins.perm};
+    k.sorted = options.sorted;
+    int team = 1;
+    for (std::size_t j = i; j <= last; ++j) {
+      k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(configs[j].l1_entries));
+      team = max_of(team, configs[j].team_size);
+    }
+    typename Kernel::Policy policy(exec, static_cast<int>(k.league()), team, configs[i].vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(k.launch_scratch_bytes()));
+    Kokkos::parallel_for(
+        phase + "team_rows_bin_" + std::to_string(configs[i].bin) + "_to_" + std::to_string(configs[last].bin), policy,
+        k);
+  };
   Pool dense_pool;
   const auto launch_team_row = [&](const BinConfig& c) {
     using Kernel = TeamRowKernel<ExecSpace, Numeric, Views, Perm>;
@@ -228,13 +291,8 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
       pool_peak = max_of(pool_peak, pool.total_bytes());
     }
     Kernel k{v, bins.perm, bins.offsets[c.bin], static_cast<Ordinal>(c.l1_entries), l2, pool, options.sorted};
-    k.rank_slots = Kernel::rank_slots_of(options.sorted, v.known_columns, k.l1_entries);
-    // The compact array rides beside a table sized to the budget; where the device's limit has no room for it, rows
-    // sort after extraction instead.
-    if (static_cast<std::int64_t>(Kernel::scratch_bytes(k.l1_entries, k.rank_slots)) >
-        static_cast<std::int64_t>(Kernel::Policy::scratch_size_max(0))) {
-      k.rank_slots = 0;
-    }
+    // The compact array rides beside a table sized to the budget, where the device's limit has room for it.
+    k.rank_slots = Kernel::fitting_rank_slots(options.sorted, v.known_columns, k.l1_entries);
     typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, c.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(k.l1_entries, k.rank_slots)));
     Kokkos::parallel_for(phase + "team_row_bin_" + std::to_string(c.bin), policy, k);
@@ -271,7 +329,12 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
         }
         break;
       case RowKernel::TeamRow:
-        launch_team_row(c);
+        // -1: launched with an earlier bin.
+        if (team_row_launch[index] > static_cast<int>(index)) {
+          launch_team_rows(index);
+        } else if (team_row_launch[index] == static_cast<int>(index)) {
+          launch_team_row(c);
+        }
         break;
       case RowKernel::TeamBitmap: {
         using Kernel = TeamBitmapKernel<ExecSpace, Numeric, Views, Perm>;
