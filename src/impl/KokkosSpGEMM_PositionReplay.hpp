@@ -154,6 +154,9 @@ struct ReplayRowsKernel {
   }
 };
 
+/// Occupancy (percent of a multiprocessor's threads) asked for the thread-row replay with sums in scratch.
+constexpr int replay_rows_occupancy_percent = 40;
+
 /// A thread per row, its sums in its own slice of the team's scratch (slot s of the team's row t at s * stride + t:
 /// adjacent threads in adjacent banks): no atomics, no pass that zeroes C. For short rows of C (3D 7-point, 2D
 /// 5-point, A*P), where sums in C cost a round trip to L2 a product (atomics with lanes, or a load and a store
@@ -600,7 +603,14 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
       auto launch = [&](auto kernel) {
         typename decltype(kernel)::Policy policy(exec, league, c.team_size, 1);
         policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes(c.team_size)));
-        Kokkos::parallel_for(label, policy, kernel);
+        // Fewer teams a multiprocessor than scratch and registers allow (Kokkos then asks for less shared memory),
+        // so that the rest serves as L1 for B's rows: H100, reuse call ms at the default / 40% occupancy
+        // (perf_tests/NOTES.md v16): 2D 5-point 2000^2 1.00 / 0.95, A*P smoothed on 3D 7-point 160^3 1.00 / 0.93,
+        // tentative 0.53 / 0.52, 3D 7-point 160^3 2.20 / 2.20; 20-25% lost up to 25%.
+        Kokkos::parallel_for(
+            label,
+            Kokkos::Experimental::prefer(policy, Kokkos::Experimental::DesiredOccupancy(replay_rows_occupancy_percent)),
+            kernel);
       };
       if (mb.together) {
         launch(ReplayOwnedRowsKernel<ExecSpace, Views, Perm, true>{v, map.bins.perm, src, first, c.rows,
