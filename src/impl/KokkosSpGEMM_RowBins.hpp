@@ -35,6 +35,8 @@ struct RowBins {
   bool in_order = false;
   /// The most work (products) of a row in each bin, where the binning was given a work measure; else empty.
   std::vector<std::int64_t> most_work;
+  /// With a work measure: the work of all rows, and the most of any row.
+  std::int64_t total_work = 0, max_work = 0;
   std::int64_t count(int b) const { return offsets[b + 1] - offsets[b]; }
   std::int64_t most(int b) const { return most_work.empty() ? 0 : most_work[b]; }
 };
@@ -66,23 +68,32 @@ RowBins<Ordinal, MemorySpace> all_rows_in_one_bin(std::int64_t rows, int b) {
 constexpr int rows_per_binning_team = 2048;
 
 /// Counts, in local (scratch), the rows of this team's block per bin, and with a work measure (Work::enabled) each
-/// bin's most work in most (scratch); ends with a barrier.
+/// bin's most work in most (scratch) and the block's work in most(num_row_bins); ends with a barrier.
 template <class Member, class Counts, class UpperBound, class Work = NoRowWork>
 KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& local, std::int64_t num_rows,
                                            const UpperBound& ub, const Work& work = Work(),
                                            const Counts& most = Counts()) {
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
-    local(b) = 0;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
+    if (b < num_row_bins) local(b) = 0;
     if (Work::enabled) most(b) = 0;
   });
   team.team_barrier();
   const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
   const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t i) {
-    const int b = row_bin_of(ub(i));
-    Kokkos::atomic_add(&local(b), std::int64_t(1));
-    if (Work::enabled) Kokkos::atomic_fetch_max(&most(b), work(i));
-  });
+  std::int64_t block_work = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, begin, end),
+      [&](std::int64_t i, std::int64_t& sum) {
+        const int b = row_bin_of(ub(i));
+        Kokkos::atomic_add(&local(b), std::int64_t(1));
+        if (Work::enabled) {
+          const std::int64_t w = work(i);
+          Kokkos::atomic_fetch_max(&most(b), w);
+          sum += w;
+        }
+      },
+      block_work);
+  if (Work::enabled) Kokkos::single(Kokkos::PerTeam(team), [&]() { most(num_row_bins) = block_work; });
   team.team_barrier();
 }
 
@@ -106,8 +117,9 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::RowBins::perm"), num_rows);
   if (num_rows == 0) return bins;
   const std::size_t mark = workspace.mark();
-  // Counts, then (with a work measure) each bin's most work.
-  const auto counts = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 2 * num_row_bins);
+  // Counts, then (with a work measure) each bin's most work and all rows' work.
+  const auto counts =
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 2 * num_row_bins + 1);
   const auto cursor = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::cursor", num_row_bins);
   const int league =
       static_cast<int>((static_cast<std::int64_t>(num_rows) + rows_per_binning_team - 1) / rows_per_binning_team);
@@ -116,25 +128,38 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   Policy policy = Policy(exec, league, team_size);
 
   Kokkos::parallel_for(
-      "KokkosSpGEMM::RowBins::count", policy.set_scratch_size(0, Kokkos::PerTeam((Work::enabled ? 2 : 1) * scratch)),
+      "KokkosSpGEMM::RowBins::count",
+      policy.set_scratch_size(
+          0, Kokkos::PerTeam(scratch + (Work::enabled ? ScratchCounts::shmem_size(num_row_bins + 1) : 0))),
       KOKKOS_LAMBDA(const Member& team) {
         ScratchCounts local(team.team_scratch(0), num_row_bins);
-        // Each bin's most work: a team's maximum in scratch, then one global max.
-        const ScratchCounts most = Work::enabled ? ScratchCounts(team.team_scratch(0), num_row_bins) : ScratchCounts();
+        // Each bin's most work: a team's maximum in scratch, then one global max; the block's work, then one sum.
+        const ScratchCounts most =
+            Work::enabled ? ScratchCounts(team.team_scratch(0), num_row_bins + 1) : ScratchCounts();
         team_histogram(team, local, num_rows, ub, work, most);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
-          if (local(b)) Kokkos::atomic_add(&counts(b), local(b));
-          if (Work::enabled && most(b)) Kokkos::atomic_fetch_max(&counts(num_row_bins + b), most(b));
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
+          if (b < num_row_bins && local(b)) Kokkos::atomic_add(&counts(b), local(b));
+          if (Work::enabled && most(b)) {
+            if (b < num_row_bins) {
+              Kokkos::atomic_fetch_max(&counts(num_row_bins + b), most(b));
+            } else {
+              Kokkos::atomic_add(&counts(2 * num_row_bins), most(b));
+            }
+          }
         });
       });
   // Into an array of the host's: a host mirror's free and a plain deep_copy each fence the whole device.
-  std::int64_t counts_host[2 * num_row_bins];
-  const int copied = (Work::enabled ? 2 : 1) * num_row_bins;
+  std::int64_t counts_host[2 * num_row_bins + 1];
+  const int copied = Work::enabled ? 2 * num_row_bins + 1 : num_row_bins;
   Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(counts_host, copied),
                     Kokkos::subview(counts, Kokkos::make_pair(0, copied)));
   exec.fence();
   for (int b = 0; b < num_row_bins; ++b) bins.offsets[b + 1] = bins.offsets[b] + counts_host[b];
-  if (Work::enabled) bins.most_work.assign(counts_host + num_row_bins, counts_host + 2 * num_row_bins);
+  if (Work::enabled) {
+    bins.most_work.assign(counts_host + num_row_bins, counts_host + 2 * num_row_bins);
+    bins.total_work = counts_host[2 * num_row_bins];
+    for (const std::int64_t w : bins.most_work) bins.max_work = max_of(bins.max_work, w);
+  }
 
   // Each bin's first slot goes to the kernel by value (a copy to the device would wait for the stream; a one-thread
   // scan on the device took 31 us); the cursors count from zero.

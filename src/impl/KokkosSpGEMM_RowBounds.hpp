@@ -16,14 +16,15 @@ struct RowBoundsTotals {
   std::int64_t max_products = 0;  ///< longest row of C before merging duplicates
 };
 
-/// Fills products(i) = sum over a_ik of nnz(B(k,:)) and returns the totals. On GPUs a row's entries are split over
-/// vector lanes, as many as the mean row of A (a power of two up to a warp), or a warp's where the rows do not fill
-/// the device anyway: one thread walking a long row of A was the phase's tail (rajat01's rows of up to 1,442
-/// entries: 159 us of a 1.9 ms one-shot), and a warp a row of 7 entries took 1.1 ms of 3D 7-point 160^3's one-shot
-/// (H100; perf_tests/NOTES.md, v10 and v13).
+/// Fills products(i) = sum over a_ik of nnz(B(k,:)) and, with `totals`, returns their sum and maximum (a reduction
+/// the host waits for; the binning's count pass gives them with its counts otherwise: RowBins). On GPUs a row's entries
+/// are split over vector lanes, as many as the mean row of A (a power of two up to a warp), or a warp's where the rows
+/// do not fill the device anyway: one thread walking a long row of A was the phase's tail (rajat01's rows of up to
+/// 1,442 entries: 159 us of a 1.9 ms one-shot), and a warp a row of 7 entries took 1.1 ms of 3D 7-point 160^3's
+/// one-shot (H100; perf_tests/NOTES.md, v10 and v13).
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
 RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
-                                   const ProductsView& products) {
+                                   const ProductsView& products, bool totals = true) {
   using Ordinal = typename AMatrix::ordinal_type;
   using Policy = Impl::Teams<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -59,6 +60,8 @@ RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, cons
           });
         });
   }
+  RowBoundsTotals t;
+  if (!totals) return t;
   std::int64_t total = 0;
   std::int64_t longest = 0;
   Kokkos::parallel_reduce(
@@ -69,7 +72,6 @@ RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, cons
         if (p > mx) mx = p;
       },
       total, Kokkos::Max<std::int64_t>(longest));
-  RowBoundsTotals t;
   t.products = total;
   t.max_products = longest;
   return t;

@@ -172,20 +172,24 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const std::size_t workspace_pools = budget > 0 ? 0 : min_of(workspace_small_pools_bytes, analysis_in_workspace);
   Workspace<ExecSpace> workspace(exec, analysis_in_workspace + workspace_pools);
   const auto products = workspace.template take<std::int64_t>("KokkosSpGEMM::RowBounds::products", rows);
-  const RowBoundsTotals totals = compute_row_bounds(exec, a, b, products);
-  v.row_products = products;
-  // The mean row of B that an entry of A meets.
-  const std::int64_t mean_b_met = a.nnz() > 0 ? (totals.products + a.nnz() - 1) / a.nnz() : 0;
-  v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
-
   const bool rmerge = handle.options().algorithm == Algorithm::RMerge;
   // The CPU dense accumulator takes every row alike: one bin of all rows in order.
   const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(handle.options(), b.num_cols());
+  // Binned rows get the totals with the bins' counts (one wait on the device fewer).
+  RowBoundsTotals totals = compute_row_bounds(exec, a, b, products, in_order || rmerge);
+  v.row_products = products;
+  v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
   const BinConfig dense_rows =
       configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols());
   const auto bins = in_order
                         ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
                         : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v}, RowProducts<decltype(v)>{v});
+  if (!in_order && !rmerge) {
+    totals.products = bins.total_work;
+    totals.max_products = bins.max_work;
+  }
+  // The mean row of B that an entry of A meets.
+  const std::int64_t mean_b_met = a.nnz() > 0 ? (totals.products + a.nnz() - 1) / a.nnz() : 0;
   ProductBinMask mask;
   std::size_t compressed_b_bytes = 0;
   if (rmerge) {
