@@ -124,12 +124,13 @@ int replay_rows_in_scratch(std::int64_t bound, std::int64_t rows, std::int64_t p
 /// a thread writing its own row costs an L2 sector a value. H100, reuse call ms (perf_tests/NOTES.md v16): 2D 5-point
 /// 2000^2 (13 a row) 1.29 -> 1.01, 3D 7-point 160^3 (25) 3.22 -> 2.28; but A*P on 3D 7-point 160^3 (4 and 10 a row)
 /// 0.52 -> 0.56 and 1.00 -> 1.08, where the extra pass costs more than the sectors it saves.
-/// Their scratch grows by a padding row of sums and each row's place in C, within the budget.
-template <class ExecSpace, class Scalar>
-bool replay_rows_together(std::int64_t bound, int team, std::int64_t rows, std::int64_t c_entries,
+/// Their scratch (scratch_bytes, which grows by a padding row of sums and each row's place in C) stays within the
+/// budget.
+template <class ExecSpace>
+bool replay_rows_together(std::int64_t rows, std::int64_t c_entries, std::size_t scratch_bytes,
                           const Options& options) {
-  const std::int64_t bytes = (team + 1) * bound * static_cast<std::int64_t>(sizeof(Scalar)) + team * 16 + 64;
-  return BackendTraits<ExecSpace>::is_gpu && c_entries >= 12 * rows && bytes <= scratch_budget<ExecSpace>(options);
+  return BackendTraits<ExecSpace>::is_gpu && c_entries >= 12 * rows &&
+         static_cast<std::int64_t>(scratch_bytes) <= scratch_budget<ExecSpace>(options);
 }
 
 /// The replay kernel of mapped rows of up to `bound` entries. GPUs: rows of up to 256 entries take a thread each,
@@ -462,8 +463,11 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     mb.shares =
         mb.config.kernel == RowKernel::ReplayTeamRow && replay_by_shares(run_products, run_entries, run_longest_b);
     mb.together = mb.config.kernel == RowKernel::ReplayRows && !mb.in_c &&
-                  replay_rows_together<ExecSpace, Scalar>(mb.config.l1_entries, mb.config.rows_per_team, run_rows,
-                                                          run_c_entries, options);
+                  replay_rows_together<ExecSpace>(
+                      run_rows, run_c_entries,
+                      ReplayOwnedRowsKernel<ExecSpace, Views, Perm, true>::scratch_bytes(
+                          mb.config.rows_per_team, static_cast<Ordinal>(mb.config.l1_entries), mb.config.team_size),
+                      options);
     mb.first_byte = chosen[i].first_byte;
     mb.first_product = chosen[i].first_product;
     mb.row_begin = map.bins.offsets[chosen[i].bin];

@@ -181,15 +181,17 @@ struct ReplayOwnedRowsKernel {
   Ordinal row_entries = 0;  // the longest row of C the kernel meets (a power of two)
 
   KOKKOS_INLINE_FUNCTION int stride() const { return rows_per_team + 1; }  // Together
-  KOKKOS_INLINE_FUNCTION std::size_t sums_bytes(int team_size) const {
-    return static_cast<std::size_t>(Together ? stride() : team_size) * static_cast<std::size_t>(row_entries) *
+  /// The sums of a team of team_size threads over rows_per_team rows of up to row_entries entries (Together: a
+  /// padding row).
+  KOKKOS_INLINE_FUNCTION static std::size_t sums_bytes(int rows_per_team, Ordinal row_entries, int team_size) {
+    return static_cast<std::size_t>(Together ? rows_per_team + 1 : team_size) * static_cast<std::size_t>(row_entries) *
            sizeof(Scalar);
   }
-  /// Together: each row's first entry in C and its length.
-  KOKKOS_INLINE_FUNCTION std::size_t places_bytes() const {
-    return Together ? static_cast<std::size_t>(rows_per_team) * (sizeof(std::int64_t) + sizeof(Ordinal)) : 0;
+  /// The team's scratch: its sums and, Together, each row's first entry in C and its length.
+  static std::size_t scratch_bytes(int rows_per_team, Ordinal row_entries, int team_size) {
+    return sums_bytes(rows_per_team, row_entries, team_size) +
+           (Together ? static_cast<std::size_t>(rows_per_team) * (sizeof(std::int64_t) + sizeof(Ordinal)) : 0) + 64;
   }
-  std::size_t scratch_bytes(int team_size) const { return sums_bytes(team_size) + places_bytes() + 64; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     if (src.status(2) != 0) return;  // A or B failed the check beside this replay
@@ -197,8 +199,8 @@ struct ReplayOwnedRowsKernel {
     // rows_per_team compiled to 48 registers instead of 56, and the extra resident teams' scratch took L1 from
     // B's values (H100, A*P smoothed on 3D 7-point 100^3: 41.6M L2 read sectors instead of 29.3M, 266 vs 223 us).
     const int stride = Together ? this->stride() : team.team_size();
-    Scalar* const all_sums =
-        static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(sums_bytes(team.team_size()), 16));
+    Scalar* const all_sums = static_cast<Scalar*>(
+        team.team_shmem().get_shmem_aligned(sums_bytes(rows_per_team, row_entries, team.team_size()), 16));
     std::int64_t* const begins = Together ? static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(
                                                 static_cast<std::size_t>(rows_per_team) * sizeof(std::int64_t), 8))
                                           : nullptr;
@@ -602,7 +604,8 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
     if (!mb.in_c) {  // a thread per row, sums in scratch
       auto launch = [&](auto kernel) {
         typename decltype(kernel)::Policy policy(exec, league, c.team_size, 1);
-        policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes(c.team_size)));
+        policy.set_scratch_size(
+            0, Kokkos::PerTeam(kernel.scratch_bytes(kernel.rows_per_team, kernel.row_entries, c.team_size)));
         // Fewer teams a multiprocessor than scratch and registers allow (Kokkos then asks for less shared memory),
         // so that the rest serves as L1 for B's rows: H100, reuse call ms at the default / 40% occupancy
         // (perf_tests/NOTES.md v16): 2D 5-point 2000^2 1.00 / 0.95, A*P smoothed on 3D 7-point 160^3 1.00 / 0.93,

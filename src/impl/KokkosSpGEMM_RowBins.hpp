@@ -35,10 +35,16 @@ struct RowBins {
   bool in_order = false;
   /// The most work (products) of a row in each bin, where the binning was given a work measure; else empty.
   std::vector<std::int64_t> most_work;
-  /// With a work measure: the work of all rows, and the most of any row.
-  std::int64_t total_work = 0, max_work = 0;
+  /// With a work measure: the work of all rows.
+  std::int64_t total_work = 0;
   std::int64_t count(int b) const { return offsets[b + 1] - offsets[b]; }
   std::int64_t most(int b) const { return most_work.empty() ? 0 : most_work[b]; }
+  /// With a work measure: the most work of any row.
+  std::int64_t max_work() const {
+    std::int64_t m = 0;
+    for (const std::int64_t w : most_work) m = max_of(m, w);
+    return m;
+  }
 };
 
 /// No work measure for bin_rows: RowBins::most_work stays empty.
@@ -158,7 +164,6 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   if (Work::enabled) {
     bins.most_work.assign(counts_host + num_row_bins, counts_host + 2 * num_row_bins);
     bins.total_work = counts_host[2 * num_row_bins];
-    for (const std::int64_t w : bins.most_work) bins.max_work = max_of(bins.max_work, w);
   }
 
   // Each bin's first slot goes to the kernel by value (a copy to the device would wait for the stream; a one-thread

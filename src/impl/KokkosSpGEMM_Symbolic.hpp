@@ -186,7 +186,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
                         : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v}, RowProducts<decltype(v)>{v});
   if (!in_order && !rmerge) {
     totals.products = bins.total_work;
-    totals.max_products = bins.max_work;
+    totals.max_products = bins.max_work();
   }
   // The mean row of B that an entry of A meets.
   const std::int64_t mean_b_met = a.nnz() > 0 ? (totals.products + a.nnz() - 1) / a.nnz() : 0;
