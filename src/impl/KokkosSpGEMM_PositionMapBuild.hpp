@@ -179,13 +179,22 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
     c.team_size = c.rows_per_team = 256 / c.vector_length;
     return c;
   }
-  // A team per row: threads for half the mean row of A (up to 1,024 threads; at least a warp), so that long rows
-  // of A do not queue on a few threads (a 280-entry row on 4 threads took 60-90 us on the H100).
+  // A team per row: threads for about 16 of the row's products each, or more while the bin's rows leave the device
+  // idle, up to half the mean row of A in threads (each a group of lanes; at least a warp in all, up to 1,024), so
+  // that long rows of A do not queue on a few threads (a 280-entry row on 4 threads took 60-90 us on the H100).
+  // Sized by half the mean row of A alone, sinc18's rows of ~4,000 products took teams of 1,024 threads, whose
+  // zeroing, barriers and write-out cost more than their 4 products each (perf_tests/NOTES.md v17: reuse call
+  // 1.47 -> 0.68 ms with 256).
   c.kernel = RowKernel::ReplayTeamRow;
   c.vector_length = lanes;
   const std::int64_t half_mean_a = rows > 0 ? (a_entries + 2 * rows - 1) / (2 * rows) : 1;
-  c.team_size = static_cast<int>(min_of<std::uint64_t>(
-      1024 / lanes, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean_a)))));
+  const std::int64_t by_products = rows > 0 ? (products + 16 * rows - 1) / (16 * rows) : 1;
+  const std::int64_t to_fill = rows > 0 ? concurrency(ExecSpace()) / rows : 1;
+  const std::uint64_t threads = min_of<std::uint64_t>(
+      1024, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, max_of(by_products, to_fill)))));
+  c.team_size = static_cast<int>(
+      min_of<std::uint64_t>(max_of<std::uint64_t>(1, threads / static_cast<std::uint64_t>(lanes)),
+                            bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, half_mean_a)))));
   c.team_size = max_of(c.team_size, max_of(1, Traits::simd_width / lanes));
   in_c = replay_sums_in_c<ExecSpace, Scalar>(c.bound, options);
   return c;
