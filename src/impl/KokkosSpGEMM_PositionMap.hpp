@@ -109,10 +109,6 @@ struct PositionMap {
   /// Tile replay (ReplayShape::Tiles): tile t holds the t-th tile_products products of its run of bins (numbered
   /// within the run); its first product lies in row tile_rows(t) (in the bins' order), in that row's entry of A
   /// tile_entries(t) (counted within the row).
-  /// Tile replay: per entry of A (of a mapped row), where its products' row of B starts in B's entries, less the
-  /// products before the entry in its row: a tile's walk to the next entry reads this instead of the entry's
-  /// column and then that row of B.
-  Kokkos::View<std::int64_t*, MemorySpace> entry_shifts;
   Kokkos::View<std::int64_t*, MemorySpace> tile_rows;
   Kokkos::View<std::int32_t*, MemorySpace> tile_entries;
   std::int64_t tile_products = 0;
@@ -123,8 +119,8 @@ struct PositionMap {
 
   std::size_t bytes() const {
     return bins.perm.span() * sizeof(Ordinal) + positions.span() + product_start.span() * sizeof(std::int64_t) +
-           entry_offsets.span() * sizeof(std::int32_t) + entry_shifts.span() * sizeof(std::int64_t) +
-           tile_rows.span() * sizeof(std::int64_t) + tile_entries.span() * sizeof(std::int32_t);
+           entry_offsets.span() * sizeof(std::int32_t) + tile_rows.span() * sizeof(std::int64_t) +
+           tile_entries.span() * sizeof(std::int32_t);
   }
 
   std::string describe() const {

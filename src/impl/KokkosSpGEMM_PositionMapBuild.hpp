@@ -399,7 +399,6 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   // width follow each other without padding (4-byte alignment only where the width grows), so that adjacent bins
   // can replay as one launch.
   const std::size_t entry_offset_bytes = v.a_cols.extent(0) * sizeof(std::int32_t);
-  const std::size_t entry_shift_bytes = v.a_cols.extent(0) * sizeof(std::int64_t);
   struct Chosen {
     int bin, width;
     std::int64_t products, a_entries, longest_b, c_entries, first_byte, first_product;
@@ -422,7 +421,6 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     const bool team_row = !tiles && replay_team_rows<ExecSpace>(row_bin_bound(b), few_rows, options);
     const std::size_t need = static_cast<std::size_t>(start - bytes + bin_products * width) +
                              ((team_row || tiles) && !offsets ? entry_offset_bytes : 0) +
-                             (tiles && !offsets ? entry_shift_bytes : 0) +
                              (tiles ? static_cast<std::size_t>(bin_products * 3 / 4 + 16) : 0);  // tile records
     if (used + need > limit) continue;
     used += need;
@@ -580,19 +578,6 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     workspace.rewind(pool_mark);  // the next bin's kernel runs after this one
   }
   if (tiles) {
-    map.entry_shifts = decltype(map.entry_shifts)(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::entry_shifts"),
-        v.a_cols.extent(0));
-    const auto shifts = map.entry_shifts;
-    const auto entry_offsets = map.entry_offsets;
-    const auto b_rows_n = static_cast<std::int64_t>(v.b_rows.extent(0));
-    Kokkos::parallel_for(
-        "KokkosSpGEMM::PositionMap::entry_shifts", Impl::Range<ExecSpace>(exec, 0, v.a_cols.extent(0)),
-        KOKKOS_LAMBDA(const std::int64_t e) {
-          // Entries of unmapped rows have no offset: their shifts are never read.
-          const std::int64_t k = static_cast<std::int64_t>(v.a_cols(e));
-          shifts(e) = k >= 0 && k + 1 < b_rows_n ? static_cast<std::int64_t>(v.b_rows(k)) - entry_offsets(e) : 0;
-        });
     make_tile_records(exec, v, map);
     // A tile replay checks all of C's columns (its tiles do not own rows): the map's checksum likewise.
     Kokkos::deep_copy(exec, Kokkos::subview(status, 1), std::uint64_t(0));

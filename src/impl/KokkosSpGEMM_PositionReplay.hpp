@@ -466,7 +466,6 @@ struct ReplayTilesKernel {
   Kokkos::View<const std::int64_t*, Space> tile_rows;
   Kokkos::View<const std::int32_t*, Space> tile_entries;
   Kokkos::View<const std::int32_t*, Space> entry_offsets;
-  Kokkos::View<const std::int64_t*, Space> entry_shifts;
   Kokkos::View<const std::uint64_t*, Space> status;  // [2]: operands that failed the check beside the replay
   TileRuns runs;
   std::int64_t tile_products = 1;  // a multiple of lanes
@@ -512,8 +511,9 @@ struct ReplayTilesKernel {
     auto enter_entry = [&]() {
       while (e + 1 < entries && row_first + offsets[e + 1] <= i) ++e;  // entries without products, or passed
       entry_end = e + 1 < entries ? row_first + offsets[e + 1] : row_end;
+      const Ordinal k = v.a_cols(a_begin + e);
       a_val = v.a_vals(a_begin + e);
-      b = entry_shifts(a_begin + e) - row_first;  // one load, not the entry's column and then its row of B
+      b = static_cast<std::int64_t>(v.b_rows(k)) - offsets[e] - row_first;
     };
     if (i >= row_end) {  // a lane past the tile's first row
       next_row();
@@ -557,7 +557,6 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
                      map.tile_rows,
                      map.tile_entries,
                      map.entry_offsets,
-                     map.entry_shifts,
                      status,
                      runs,
                      map.tile_products,
