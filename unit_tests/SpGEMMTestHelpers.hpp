@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace KokkosSpGEMMTest {
@@ -80,6 +81,22 @@ M with_new_values(const M& m, double scale, double shift) {
   Kokkos::deep_copy(out.entries(), m.entries());
   for (std::size_t e = 0; e < m.nnz(); ++e) out.values()(e) = scale * m.values()(e) + shift * ((e * 7919) % 13);
   return out;
+}
+
+/// A*B's products (each entry of A times its row of B) and the most of any row, counted on the host.
+template <class S, class O, class F>
+std::pair<std::int64_t, std::int64_t> product_totals(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b) {
+  std::int64_t sum = 0, longest = 0;
+  for (O i = 0; i < a.num_rows(); ++i) {
+    std::int64_t p = 0;
+    for (F e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
+      const O k = a.entries()(e);
+      p += static_cast<std::int64_t>(b.row_map()(k + 1) - b.row_map()(k));
+    }
+    sum += p;
+    longest = std::max(longest, p);
+  }
+  return {sum, longest};
 }
 
 /// True when C's values equal the reference's bit for bit (same pattern assumed: sorted rows, checked before).

@@ -2,7 +2,6 @@
 // against the reference and against the manifest's nnz(A*A) and product count.
 #include <SpGEMMTestHelpers.hpp>
 
-#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -54,15 +53,7 @@ TEST_P(SharedMatrix, times_itself_matches_reference_and_manifest) {
   EXPECT_TRUE(cmp.ok) << cmp.message;
   // The product totals come from the row bounds' reduction (CPUs' dense rows in order) or, for binned rows, with
   // the bins' counts: both must give the manifest's products and the longest row's.
-  std::int64_t longest = 0;
-  for (int i = 0; i < a.num_rows(); ++i) {
-    std::int64_t p = 0;
-    for (int e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
-      const int k = a.entries()(e);
-      p += b.row_map()(k + 1) - b.row_map()(k);
-    }
-    longest = std::max(longest, p);
-  }
+  const std::int64_t longest = product_totals(a, b).second;
   EXPECT_EQ(handle.max_row_products(), longest);
   KokkosSpGEMM::Options hashed;
   hashed.algorithm = KokkosSpGEMM::Algorithm::Hash;

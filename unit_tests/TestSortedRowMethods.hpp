@@ -94,6 +94,18 @@ TEST(TEST_CATEGORY, seed_methods_long_row_and_duplicates_in_b) {
     expect_matches_reference<TEST_EXECSPACE>(a, b, o, "one row with 1e5 products");
     expect_matches_reference<TEST_EXECSPACE>(a, b1, o, "B with one column");
   }
+  // RMerge's handle takes its product totals from the bins' count pass, as the binned paths do.
+  TEST_EXECSPACE exec;
+  KokkosSpGEMM::Options rmerge;
+  rmerge.algorithm = KokkosSpGEMM::Algorithm::RMerge;
+  KokkosSpGEMM::Handle<TEST_EXECSPACE, double> handle(rmerge);
+  KokkosSpGEMM::CsrMatrix<double, int, int, TEST_EXECSPACE::memory_space> c;
+  KokkosSpGEMM::spgemm_symbolic(exec, handle, KokkosSpGEMM::copy_to(exec, a), KokkosSpGEMM::copy_to(exec, b), c);
+  const auto [products, longest] = product_totals(a, b);
+  EXPECT_EQ(products, 100100);  // row 1's 1e5 and row 2's 100
+  EXPECT_EQ(longest, 100000);
+  EXPECT_EQ(handle.products(), products);
+  EXPECT_EQ(handle.max_row_products(), longest);
 }
 
 TEST(TEST_CATEGORY, seed_methods_reuse_with_new_values) {

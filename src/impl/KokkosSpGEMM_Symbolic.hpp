@@ -175,16 +175,18 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const bool rmerge = handle.options().algorithm == Algorithm::RMerge;
   // The CPU dense accumulator takes every row alike: one bin of all rows in order.
   const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(handle.options(), b.num_cols());
-  // Binned rows get the totals with the bins' counts (one wait on the device fewer).
-  RowBoundsTotals totals = compute_row_bounds(exec, a, b, products, in_order || rmerge);
+  // Rows not in order (RMerge's too) are binned, and the bins' count pass gives the totals: one wait on the device
+  // fewer than the row bounds' reduction.
+  RowBoundsTotals totals = compute_row_bounds(exec, a, b, products, in_order);
   v.row_products = products;
   v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
   const BinConfig dense_rows =
-      configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols());
+      in_order ? configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols())
+               : BinConfig();
   const auto bins = in_order
                         ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
                         : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v}, RowProducts<decltype(v)>{v});
-  if (!in_order && !rmerge) {
+  if (!in_order) {
     totals.products = bins.total_work;
     totals.max_products = bins.max_work();
   }
