@@ -64,16 +64,26 @@ bool replay_by_tiles(const Options& options, std::int64_t products, std::int64_t
 }
 
 /// Products a tile (a group of `lanes` threads, ReplayTilesKernel) holds: `lanes` times the products a thread
-/// adds, which are the products over the device's concurrency (one wave of threads), 4 to 64 each, and at least 16
-/// a tile (the tile's record, 12 bytes, then costs at most 0.75 bytes a product). A thread's fixed cost is a chain
-/// of dependent loads (its tile's record, the row, the entry, the row of B), its products' cost a load each of the
-/// place and of B's value.
+/// adds, which are the products over four waves of the device's threads, 2 to 64 each. A thread's fixed cost is a
+/// chain of dependent loads (its tile's record, the row, the entry, the row of B), its products' cost a load each
+/// of the place and of B's value; the threads of a warp walk different rows, so few products a thread and many
+/// warps to switch between beat long walks. H100, reuse call us, one wave of 4 to 64 a thread (at least 16 a tile)
+/// against four waves of 2 to 64 (perf_tests/NOTES.md v18): ca-CondMat 125 -> 95, rajat01 158 -> 112, ct2010 84 ->
+/// 73, p2p-Gnutella31 55 -> 46. The caller keeps tiles of at least 16 products where their records (12 bytes a
+/// tile) would not fit its byte limit.
 template <class ExecSpace>
 std::int64_t replay_tile_products(const ExecSpace& exec, std::int64_t products, int lanes) {
-  const std::int64_t threads = max_of<std::int64_t>(1, exec.concurrency());
+  const std::int64_t threads = 4 * max_of<std::int64_t>(1, exec.concurrency());
   const std::int64_t each = static_cast<std::int64_t>(
       bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, (products + threads - 1) / threads))));
-  return max_of<std::int64_t>(16, lanes * min_of<std::int64_t>(64, max_of<std::int64_t>(4, each)));
+  return lanes * min_of<std::int64_t>(64, max_of<std::int64_t>(2, each));
+}
+
+/// Bytes of tile records (tile_rows and tile_entries, one past the last tile) for tiles of `tile` products over
+/// `runs` runs of `products` products in all.
+inline std::size_t tile_record_bytes(std::int64_t products, std::int64_t tile, std::size_t runs) {
+  return static_cast<std::size_t>(products / tile + static_cast<std::int64_t>(runs) + 1) *
+         (sizeof(std::int64_t) + sizeof(std::int32_t));
 }
 
 /// Half the mean row of B that the products meet, as a power of two of at most `most` lanes (fewer lanes, more rows
@@ -421,7 +431,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     const bool team_row = !tiles && replay_team_rows<ExecSpace>(row_bin_bound(b), few_rows, options);
     const std::size_t need = static_cast<std::size_t>(start - bytes + bin_products * width) +
                              ((team_row || tiles) && !offsets ? entry_offset_bytes : 0) +
-                             (tiles ? static_cast<std::size_t>(bin_products * 3 / 4 + 16) : 0);  // tile records
+                             (tiles ? tile_record_bytes(bin_products, 16, 1) : 0);  // records of 16-product tiles
     if (used + need > limit) continue;
     used += need;
     offsets = offsets || team_row || tiles;
@@ -490,7 +500,13 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     std::int64_t entries = 0;
     for (const Chosen& c : chosen) entries += c.a_entries;
     const int lanes = half_mean_lanes(products, entries, replay_tile_most_lanes);
+    // Smaller tiles than the 16 products the choice of bins budgeted for only while their records fit the limit.
+    std::size_t room = limit - used;
+    for (const Chosen& c : chosen) room += tile_record_bytes(c.products, 16, 1);
     map.tile_products = replay_tile_products(exec, products, lanes);
+    while (map.tile_products < 16 && tile_record_bytes(products, map.tile_products, map.mapped.size()) > room) {
+      map.tile_products *= 2;
+    }
     std::int64_t next = 0;
     for (std::size_t r = 0; r < map.mapped.size(); ++r) {
       // A run's products lie between its first product and the next run's (or the total).

@@ -446,9 +446,10 @@ void start_tile_replay(const ExecSpace& exec, const Views& v, const Status& stat
 /// search of the row's entry offsets finds the entry in a new row). The sum is added atomically into C (zeroed by
 /// start_tile_replay). Long rows, and long rows of B, spread over many tiles; one lane suits short rows of B (a
 /// thread crosses an entry every few products), more lanes long ones (their loads coalesce). A thread's time is a
-/// chain of dependent loads, so the tiles hold few products: about one wave of threads. (A team per tile that staged
-/// its rows and entries in scratch took 67 us on p2p-Gnutella31's 538K products on the H100, bound by its scans and
-/// barriers; threads that searched for their row and entry, 21 us.)
+/// chain of dependent loads, so the tiles hold few products: about four waves of threads (replay_tile_products). (A
+/// team per tile that staged its rows and entries in scratch took 67 us on p2p-Gnutella31's 538K products on the H100,
+/// bound by its scans and barriers; threads that searched for their row and entry, 21 us.)
+///
 /// The most lanes of a tile's group: a CUDA warp's vector length, on every backend (tests on CPUs take the GPUs'
 /// shapes).
 constexpr int replay_tile_most_lanes = 32;
