@@ -193,6 +193,43 @@ TEST(TEST_CATEGORY, position_map_keeps_within_its_byte_limit) {
   EXPECT_EQ(d.find("position map"), std::string::npos) << d;
 }
 
+TEST(TEST_CATEGORY, position_map_tiles_keep_within_the_byte_limit) {
+  // Tiles of few products (GPUs: four waves of threads over a small product) cost 12 bytes of record a tile; under a
+  // tighter limit they grow back towards the 16 products the choice of bins budgeted, and bins that still do not
+  // fit are gathered. The map never outgrows its limit, and C stays right.
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  // 4,900 rows of 2D 5-point: rows of B of 5 (4 lanes a tile), 122,500 products.
+  const auto a = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(70);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  KokkosSpGEMM::Options tiles;
+  tiles.reuse_replay = KokkosSpGEMM::ReplayShape::Tiles;
+  auto made = [&](const KokkosSpGEMM::Options& o) {
+    KokkosSpGEMM::Handle<Exec, double> handle(o);
+    KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+    KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);  // makes the map
+    return std::make_pair(handle.m_positions.bytes(), handle.m_positions.tile_products);
+  };
+  KokkosSpGEMM::Options roomy = tiles;
+  roomy.reuse_positions_bytes = std::size_t(1) << 28;
+  const auto [whole, few] = made(roomy);
+  ASSERT_GT(whole, 0u);
+  // GPUs: a product this small spreads over four waves of the device's threads, tiles of 2 products a lane.
+  const bool gpu = KokkosSpGEMM::BackendTraits<Exec>::is_gpu;
+  if (gpu) EXPECT_LT(few, 16) << "tiles of " << few << " products";
+  for (int percent : {100, 90, 80, 70, 60, 50, 30}) {
+    KokkosSpGEMM::Options o = tiles;
+    o.reuse_positions_bytes = whole * static_cast<std::size_t>(percent) / 100;
+    const auto [bytes, tile] = made(o);
+    EXPECT_LE(bytes, o.reuse_positions_bytes) << percent << "% of the map, tiles of " << tile << " products";
+    // The whole map's bytes less what the analysis keeps: the small tiles' records no longer fit, 16-product ones do.
+    if (gpu && percent == 100) EXPECT_GT(tile, few) << "tiles of " << tile << " products";
+    check_reuse_rounds<Exec>(a, a, o, std::to_string(percent) + "% of the map, tiles", 2);
+  }
+}
+
 TEST(TEST_CATEGORY, position_map_deterministic_reuse_gives_the_reference_bits) {
   using Exec = TEST_EXECSPACE;
   Exec exec;
