@@ -1,6 +1,10 @@
 // Deterministic mode (bitwise identical sums), the memory budget and allocation failures as typed errors.
 #include <SpGEMMTestHelpers.hpp>
 
+#include <string>
+#include <tuple>
+#include <vector>
+
 namespace KokkosSpGEMMTest {
 
 TEST(TEST_CATEGORY, deterministic_mode_sums_in_reference_order) {
@@ -176,6 +180,46 @@ TEST(TEST_CATEGORY, dense_accumulator_sorts_by_bitmap_or_by_sort) {
   for (int width : {200001, 3001}) {
     check_dense_sorted_output<double>(width);
     check_dense_sorted_output<float>(width);
+  }
+}
+
+// The dense accumulator's numeric phase finds new columns without a branch where C compresses the products less
+// than 4 to 1, with one elsewhere; both keep every value slot zeroed between rows (a row that leaves one behind
+// spoils the next row's sum there). Sorted through the bitmap, the summary bitmap (wide B) or a sort, and unsorted.
+TEST(TEST_CATEGORY, dense_numeric_with_and_without_branches) {
+  using Exec = TEST_EXECSPACE;
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";
+  Exec exec;
+  // Low compression: random rows of a wide B; high: rows of B over 12 columns, each column met ~50 times a row.
+  const auto a = KokkosSpGEMM::uniform_random<double, int, int>(400, 300, 6, 21);
+  const auto wide = KokkosSpGEMM::uniform_random<double, int, int>(300, 100000, 9, 22);
+  const auto narrow_a = KokkosSpGEMM::uniform_random<double, int, int>(400, 300, 20, 23);
+  std::vector<std::vector<std::pair<int, double>>> rows(300);
+  for (int k = 0; k < 300; ++k) {
+    for (int j = 0; j < 30; ++j) rows[k].push_back({(j * 7 + k) % 12, 1.0 + (j + k) % 5});
+  }
+  const auto narrow = csr_from_rows<double>(300, 40, rows);
+  const std::vector<std::tuple<std::string, HostCsr<double>, HostCsr<double>, bool>> cases = {
+      {"wide B", a, wide, true},
+      {"random 300 x 400", a, KokkosSpGEMM::uniform_random<double, int, int>(300, 400, 5, 24), true},
+      {"12 columns", narrow_a, narrow, false}};
+  for (const auto& [name, x, y, branch_free] : cases) {
+    for (bool sorted : {true, false}) {
+      KokkosSpGEMM::Options o;
+      o.algorithm = KokkosSpGEMM::Algorithm::Dense;
+      o.sorted = sorted;
+      KokkosSpGEMM::Handle<Exec, double> handle(o);
+      KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+      const auto dx = KokkosSpGEMM::copy_to(exec, x);
+      const auto dy = KokkosSpGEMM::copy_to(exec, y);
+      KokkosSpGEMM::spgemm_symbolic(exec, handle, dx, dy, c);
+      ASSERT_EQ(handle.m_numeric_configs.size(), 1u) << name;
+      EXPECT_EQ(handle.m_numeric_configs[0].dense_branch_free, branch_free)
+          << name << ": products " << handle.products() << ", nnz(C) " << handle.nnz();
+      KokkosSpGEMM::spgemm_numeric(exec, handle, dx, dy, c);
+      const auto cmp = KokkosSpGEMM::compare_to_reference(c, x, y, sorted);
+      EXPECT_TRUE(cmp.ok) << name << (sorted ? ", sorted: " : ", unsorted: ") << cmp.message;
+    }
   }
 }
 

@@ -105,6 +105,9 @@ struct BinConfig {
   /// symbolic phase measures them once for the numeric configs, so reuse calls skip that pass).
   std::int64_t max_products = -1;
   std::int64_t max_a_len = -1;
+  /// Dense accumulator, numeric phase: whether a product's column is new is found without a branch (C compresses
+  /// the products less than dense_branch_free_compression to 1; see configure_dense_rows).
+  bool dense_branch_free = false;
 };
 
 /// The scratch bytes a team may use: the option, else the backend default, never more than the runtime maximum.
@@ -174,6 +177,13 @@ bool dense_accumulator_for(const Options& options, std::int64_t b_cols) {
          (options.algorithm == Algorithm::Dense ||
           (options.algorithm == Algorithm::Auto && b_cols <= options.dense_max_columns));
 }
+
+/// Products over nnz(C) below which the dense accumulator's numeric phase finds new columns without a branch: there
+/// a product's column is new often enough that the branch is a coin toss. OpenMP, one-shot GFLOP/s with / without
+/// (device host, 2 and 16 threads; perf_tests/NOTES.md v18): ct2010 (compression 1.5) 1.44x / 1.22x, rajat01 (1.15)
+/// 1.28x / 1.54x, ca-CondMat (1.75) 1.09x / 1.07x; bcsstk13 (11.5), where the branch is well predicted, 0.83x /
+/// 0.92x.
+constexpr std::int64_t dense_branch_free_compression = 4;
 
 /// The one bin of the dense accumulator over all rows in order (RowBins::in_order); bound: the largest row bound.
 inline BinConfig configure_dense_rows(std::int64_t rows, std::int64_t bound, std::int64_t b_cols) {

@@ -441,7 +441,7 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
             dense_pool =
                 Pool(exec, workspace, budgeted_pool_chunks(exec, dense_shared, chunk, options, pool_budget, phase_name),
                      chunk, false);
-            dense_pool.zero_chunk_prefixes(exec, Kernel::clean_bytes(width));
+            dense_pool.zero_chunk_prefixes(exec, Kernel::zeroed_bytes(width));
             pool_peak = max_of(pool_peak, dense_pool.total_bytes());
           }
           kernel.pool = dense_pool;
@@ -455,7 +455,8 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
           const auto run = [&](auto summary, auto gather) {
             launch(
                 DenseRowKernel<ExecSpace, Numeric, Views, P, decltype(summary)::value, decltype(gather)::value>{
-                    v, rows_perm, first, width, dense_shared.bound, Pool(), options.sorted},
+                    v, rows_perm, first, width, dense_shared.bound, Pool(), options.sorted,
+                    dense_shared.dense_branch_free},
                 name);
           };
           using Yes = std::true_type;

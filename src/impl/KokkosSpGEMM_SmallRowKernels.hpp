@@ -52,8 +52,8 @@ void single_entry_rows(const ExecSpace& exec, const Views& v, const Perm& perm, 
 /// B.num_cols() columns and the list of the columns the row touched; in the numeric phase also a value slot per
 /// column, and with Summary a second bitmap of the bitmap's nonzero words. Gather (numeric reuse: C's columns known)
 /// marks columns with byte flags instead of bits: a bit test cost the gathers 1.4x on bcsstk13, while in a full
-/// numeric phase the flags cost rajat01 2x (stores through bytes). Bitmaps and flags are cleared after each row, so
-/// a chunk is always clean when free; the pool starts with them zeroed.
+/// numeric phase the flags cost rajat01 2x (stores through bytes). Bitmaps, flags and (full numeric phase) values
+/// are cleared after each row, so a chunk is always clean when free; the pool starts with them zeroed.
 template <class ExecSpace, bool Numeric, class Views, class Perm, bool Summary = false, bool Gather = false>
 struct DenseRowKernel {
   using Ordinal = typename Views::ordinal_type;
@@ -75,6 +75,8 @@ struct DenseRowKernel {
   std::int64_t bound = 0;  // the largest row bound of the bins sharing the pool: the touched list's length
   Pool pool;
   bool sorted = true;
+  /// Full numeric phase: new columns found without a branch (BinConfig::dense_branch_free).
+  bool branch_free = false;
   // With a chunk per thread, a thread's unique token picks its chunk: no shared flags bouncing between cores per
   // row, as the pool's acquire/release would cause.
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
@@ -94,9 +96,14 @@ struct DenseRowKernel {
   KOKKOS_INLINE_FUNCTION static std::size_t flag_bytes(Ordinal width) {
     return Gather ? round16(static_cast<std::size_t>(width)) : 0;
   }
-  /// What the pool zeroes: bitmaps and flags.
+  /// The bitmaps and flags, which every row leaves cleared.
   KOKKOS_INLINE_FUNCTION static std::size_t clean_bytes(Ordinal width) {
     return bitmap_bytes(width) + flag_bytes(width);
+  }
+  /// What the pool zeroes: the clean part and, in a full numeric phase, the values, which every row also leaves
+  /// zeroed (its adds need no first-touch branch).
+  KOKKOS_INLINE_FUNCTION static std::size_t zeroed_bytes(Ordinal width) {
+    return clean_bytes(width) + (Gather ? 0 : value_bytes(width));
   }
   KOKKOS_INLINE_FUNCTION static std::size_t value_bytes(Ordinal width) {
     return Numeric ? round16(static_cast<std::size_t>(width) * sizeof(Scalar)) : 0;
@@ -198,12 +205,24 @@ struct DenseRowKernel {
           acc[col] += a_val * b_vals[jb];
           continue;
         }
+        // The values are zero until touched (each row zeroes what it read), so every product just adds.
         const std::int64_t w = col >> 6;
         const std::uint64_t word = bits[w], bit = std::uint64_t(1) << (col & 63);
-        if (!(word & bit)) {
+        if (branch_free) {
+          bits[w] = word | bit;
+          touched[n] = col;  // kept only when new (the list has a slot to spare)
+          n += !(word & bit);
+          if constexpr (Summary) {
+            summary[w >> 6] |= std::uint64_t(1) << (w & 63);
+            lo = w < lo ? w : lo;
+            hi = w > hi ? w : hi;
+          } else {
+            lo = col < lo ? col : lo;
+            hi = col > hi ? col : hi;
+          }
+        } else if (!(word & bit)) {
           bits[w] = word | bit;
           touched[n++] = col;
-          acc[col] = Scalar();
           if constexpr (Summary) {
             if (!word) {
               summary[w >> 6] |= std::uint64_t(1) << (w & 63);
@@ -240,6 +259,7 @@ struct DenseRowKernel {
           const Ordinal col = static_cast<Ordinal>(w * 64 + lowest_bit_u64(word));
           c_cols[out] = col;
           c_vals[out++] = acc[col];
+          acc[col] = Scalar();
         }
       };
       if constexpr (Summary) {
@@ -259,6 +279,7 @@ struct DenseRowKernel {
       for (std::int64_t i = 0; i < n; ++i) {
         c_cols[i] = touched[i];
         c_vals[i] = acc[touched[i]];
+        acc[touched[i]] = Scalar();
       }
     }
     for (std::int64_t i = 0; i < n; ++i) {

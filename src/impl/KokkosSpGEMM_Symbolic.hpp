@@ -250,6 +250,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   if (in_order) {
     handle.m_numeric_bins = bins;
     handle.m_numeric_configs = handle.m_symbolic_configs;
+    for (BinConfig& cfg : handle.m_numeric_configs) {
+      cfg.dense_branch_free = totals.products < dense_branch_free_compression * nnz;
+    }
   } else if (!rmerge) {
     Options hash_family = handle.options();
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
