@@ -184,24 +184,28 @@ TEST(TEST_CATEGORY, dense_accumulator_sorts_by_bitmap_or_by_sort) {
 }
 
 // The dense accumulator's numeric phase finds new columns without a branch where C compresses the products less
-// than 4 to 1, with one elsewhere; both keep every value slot zeroed between rows (a row that leaves one behind
-// spoils the next row's sum there). Sorted through the bitmap, the summary bitmap (wide B) or a sort, and unsorted.
+// than 4 to 1 and the products outnumber the value slots that must be zeroed first (B's columns a thread), with one
+// elsewhere; branch-free rows leave every value slot zeroed (a row that leaves one behind spoils the next row's sum
+// there). Sorted through the bitmap, the summary bitmap (wide B) or a sort, and unsorted.
 TEST(TEST_CATEGORY, dense_numeric_with_and_without_branches) {
   using Exec = TEST_EXECSPACE;
   if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";
   Exec exec;
-  // Low compression: random rows of a wide B; high: rows of B over 12 columns, each column met ~50 times a row.
-  const auto a = KokkosSpGEMM::uniform_random<double, int, int>(400, 300, 6, 21);
-  const auto wide = KokkosSpGEMM::uniform_random<double, int, int>(300, 100000, 9, 22);
-  const auto narrow_a = KokkosSpGEMM::uniform_random<double, int, int>(400, 300, 20, 23);
+  // Low compression: 200,000 products over 2,000 columns (branch-free up to 100 threads), and 21,600 over 100,000
+  // columns (zeroing them would outweigh the products); high: rows of B over 12 columns, each met ~50 times a row.
+  const auto a = KokkosSpGEMM::uniform_random<double, int, int>(2000, 300, 10, 21);
+  const auto b = KokkosSpGEMM::uniform_random<double, int, int>(300, 2000, 10, 22);
+  const auto short_a = KokkosSpGEMM::uniform_random<double, int, int>(400, 300, 6, 23);
+  const auto wide = KokkosSpGEMM::uniform_random<double, int, int>(300, 100000, 9, 24);
+  const auto narrow_a = KokkosSpGEMM::uniform_random<double, int, int>(400, 300, 20, 25);
   std::vector<std::vector<std::pair<int, double>>> rows(300);
   for (int k = 0; k < 300; ++k) {
     for (int j = 0; j < 30; ++j) rows[k].push_back({(j * 7 + k) % 12, 1.0 + (j + k) % 5});
   }
   const auto narrow = csr_from_rows<double>(300, 40, rows);
   const std::vector<std::tuple<std::string, HostCsr<double>, HostCsr<double>, bool>> cases = {
-      {"wide B", a, wide, true},
-      {"random 300 x 400", a, KokkosSpGEMM::uniform_random<double, int, int>(300, 400, 5, 24), true},
+      {"random 2000 x 2000", a, b, KokkosSpGEMM::Impl::concurrency(exec) <= 100},
+      {"wide B", short_a, wide, false},
       {"12 columns", narrow_a, narrow, false}};
   for (const auto& [name, x, y, branch_free] : cases) {
     for (bool sorted : {true, false}) {

@@ -441,7 +441,7 @@ std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& work
             dense_pool =
                 Pool(exec, workspace, budgeted_pool_chunks(exec, dense_shared, chunk, options, pool_budget, phase_name),
                      chunk, false);
-            dense_pool.zero_chunk_prefixes(exec, Kernel::zeroed_bytes(width));
+            dense_pool.zero_chunk_prefixes(exec, Kernel::zeroed_bytes(width, dense_shared.dense_branch_free));
             pool_peak = max_of(pool_peak, dense_pool.total_bytes());
           }
           kernel.pool = dense_pool;

@@ -52,8 +52,8 @@ void single_entry_rows(const ExecSpace& exec, const Views& v, const Perm& perm, 
 /// B.num_cols() columns and the list of the columns the row touched; in the numeric phase also a value slot per
 /// column, and with Summary a second bitmap of the bitmap's nonzero words. Gather (numeric reuse: C's columns known)
 /// marks columns with byte flags instead of bits: a bit test cost the gathers 1.4x on bcsstk13, while in a full
-/// numeric phase the flags cost rajat01 2x (stores through bytes). Bitmaps, flags and (full numeric phase) values
-/// are cleared after each row, so a chunk is always clean when free; the pool starts with them zeroed.
+/// numeric phase the flags cost rajat01 2x (stores through bytes). Bitmaps, flags and (branch-free) values are
+/// cleared after each row, so a chunk is always clean when free; the pool starts with them zeroed.
 template <class ExecSpace, bool Numeric, class Views, class Perm, bool Summary = false, bool Gather = false>
 struct DenseRowKernel {
   using Ordinal = typename Views::ordinal_type;
@@ -100,10 +100,10 @@ struct DenseRowKernel {
   KOKKOS_INLINE_FUNCTION static std::size_t clean_bytes(Ordinal width) {
     return bitmap_bytes(width) + flag_bytes(width);
   }
-  /// What the pool zeroes: the clean part and, in a full numeric phase, the values, which every row also leaves
-  /// zeroed (its adds need no first-touch branch).
-  KOKKOS_INLINE_FUNCTION static std::size_t zeroed_bytes(Ordinal width) {
-    return clean_bytes(width) + (Gather ? 0 : value_bytes(width));
+  /// What the pool zeroes: the clean part and, branch-free, the values, which every row then also leaves zeroed (its
+  /// adds need no first-touch branch).
+  KOKKOS_INLINE_FUNCTION static std::size_t zeroed_bytes(Ordinal width, bool branch_free) {
+    return clean_bytes(width) + (branch_free && !Gather ? value_bytes(width) : 0);
   }
   KOKKOS_INLINE_FUNCTION static std::size_t value_bytes(Ordinal width) {
     return Numeric ? round16(static_cast<std::size_t>(width) * sizeof(Scalar)) : 0;
@@ -205,10 +205,10 @@ struct DenseRowKernel {
           acc[col] += a_val * b_vals[jb];
           continue;
         }
-        // The values are zero until touched (each row zeroes what it read), so every product just adds.
         const std::int64_t w = col >> 6;
         const std::uint64_t word = bits[w], bit = std::uint64_t(1) << (col & 63);
         if (branch_free) {
+          // The values are zero until touched (each row zeroes what it read), so every product just adds.
           bits[w] = word | bit;
           touched[n] = col;  // kept only when new (the list has a slot to spare)
           n += !(word & bit);
@@ -223,6 +223,7 @@ struct DenseRowKernel {
         } else if (!(word & bit)) {
           bits[w] = word | bit;
           touched[n++] = col;
+          acc[col] = Scalar();
           if constexpr (Summary) {
             if (!word) {
               summary[w >> 6] |= std::uint64_t(1) << (w & 63);
@@ -259,7 +260,7 @@ struct DenseRowKernel {
           const Ordinal col = static_cast<Ordinal>(w * 64 + lowest_bit_u64(word));
           c_cols[out] = col;
           c_vals[out++] = acc[col];
-          acc[col] = Scalar();
+          if (branch_free) acc[col] = Scalar();
         }
       };
       if constexpr (Summary) {
@@ -279,7 +280,7 @@ struct DenseRowKernel {
       for (std::int64_t i = 0; i < n; ++i) {
         c_cols[i] = touched[i];
         c_vals[i] = acc[touched[i]];
-        acc[touched[i]] = Scalar();
+        if (branch_free) acc[touched[i]] = Scalar();
       }
     }
     for (std::int64_t i = 0; i < n; ++i) {

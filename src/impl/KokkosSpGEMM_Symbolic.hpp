@@ -251,7 +251,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     handle.m_numeric_bins = bins;
     handle.m_numeric_configs = handle.m_symbolic_configs;
     for (BinConfig& cfg : handle.m_numeric_configs) {
-      cfg.dense_branch_free = totals.products < dense_branch_free_compression * nnz;
+      cfg.dense_branch_free = dense_branch_free(totals.products, nnz, b.num_cols(), concurrency(exec));
     }
   } else if (!rmerge) {
     Options hash_family = handle.options();
