@@ -190,6 +190,17 @@ struct DenseRowKernel {
     const Scalar* b_vals = v.b_vals.data();
     std::int64_t n = 0;
     std::int64_t lo = width, hi = 0;  // the row's first and last column (with Summary: word)
+    // The row's span takes column col of word w (with Summary: the word, marked in the summary).
+    const auto widen = [&](std::int64_t w, Ordinal col) {
+      if constexpr (Summary) {
+        summary[w >> 6] |= std::uint64_t(1) << (w & 63);
+        lo = w < lo ? w : lo;
+        hi = w > hi ? w : hi;
+      } else {
+        lo = col < lo ? col : lo;
+        hi = col > hi ? col : hi;
+      }
+    };
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
       const Scalar a_val = v.a_vals(e);
@@ -212,28 +223,12 @@ struct DenseRowKernel {
           bits[w] = word | bit;
           touched[n] = col;  // kept only when new (the list has a slot to spare)
           n += !(word & bit);
-          if constexpr (Summary) {
-            summary[w >> 6] |= std::uint64_t(1) << (w & 63);
-            lo = w < lo ? w : lo;
-            hi = w > hi ? w : hi;
-          } else {
-            lo = col < lo ? col : lo;
-            hi = col > hi ? col : hi;
-          }
+          widen(w, col);
         } else if (!(word & bit)) {
           bits[w] = word | bit;
           touched[n++] = col;
           acc[col] = Scalar();
-          if constexpr (Summary) {
-            if (!word) {
-              summary[w >> 6] |= std::uint64_t(1) << (w & 63);
-              lo = w < lo ? w : lo;
-              hi = w > hi ? w : hi;
-            }
-          } else {
-            lo = col < lo ? col : lo;
-            hi = col > hi ? col : hi;
-          }
+          if (!Summary || !word) widen(w, col);
         }
         acc[col] += a_val * b_vals[jb];
       }
