@@ -105,8 +105,8 @@ struct BinConfig {
   /// symbolic phase measures them once for the numeric configs, so reuse calls skip that pass).
   std::int64_t max_products = -1;
   std::int64_t max_a_len = -1;
-  /// Dense accumulator, numeric phase: whether a product's column is new is found without a branch (C compresses
-  /// the products less than dense_branch_free_compression to 1; see configure_dense_rows).
+  /// Dense accumulator, numeric phase: whether a product's column is new is found without a branch (the rule:
+  /// dense_branch_free(), set by the symbolic phase once nnz(C) is known).
   bool dense_branch_free = false;
 };
 
