@@ -79,12 +79,17 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
                           std::int64_t products, const MemoryUse& first, const MemoryUse& again,
                           const std::string& status, const std::string& reuse_status) {
     const std::int64_t kept = first.kept - c_bytes(da.num_rows(), nnz);
+    // The library's cache of freed temporaries (process-wide, not the handle's): reported beside the kept bytes.
+    const std::int64_t cache =
+        impl.rfind("ours", 0) == 0 ? static_cast<std::int64_t>(KokkosSpGEMM::temporary_cache_bytes()) : -1;
     add({cs.name, impl + "_oneshot", one_shot, nnz, products,
          static_cast<std::size_t>(std::max<std::int64_t>(0, first.peak_extra - c_bytes(da.num_rows(), nnz))), status},
         kept);
+    results.back().cache_bytes = cache;
     add({cs.name, impl + "_reuse", reuse, nnz, products,
          static_cast<std::size_t>(std::max<std::int64_t>(0, again.peak_extra)), reuse_status},
         kept + again.kept);
+    results.back().cache_bytes = cache;
   };
 
   // Ours (Auto; with --deterministic, also deterministic mode: its cost; with --unsorted, unsorted output; with

@@ -33,10 +33,11 @@ struct Result {
   std::string case_name, impl;
   double seconds = 0;
   std::int64_t nnz = 0, products = 0;
-  std::size_t extra_bytes = 0;   ///< peak device bytes beyond A, B and C during the timed operation
-  std::string status;            ///< "ok", "sampled" (rows of a huge case), "unchecked" or the failure
-  std::int64_t input_nnz = 0;    ///< nnz(A) + nnz(B), for the compulsory bytes (0: not reported)
-  std::int64_t kept_bytes = -1;  ///< device bytes kept between reuse calls (-1: not reported)
+  std::size_t extra_bytes = 0;    ///< peak device bytes beyond A, B and C during the timed operation
+  std::string status;             ///< "ok", "sampled" (rows of a huge case), "unchecked" or the failure
+  std::int64_t input_nnz = 0;     ///< nnz(A) + nnz(B), for the compulsory bytes (0: not reported)
+  std::int64_t kept_bytes = -1;   ///< device bytes kept between reuse calls (-1: not reported)
+  std::int64_t cache_bytes = -1;  ///< ours: the library's temporary cache after the case's calls (-1: not reported)
 };
 
 /// Measured device-to-device copy rate (bytes read + written per second); 0 until measure_copy_bandwidth ran.
@@ -217,7 +218,7 @@ DeviceMatrix from_peer(const Peer& peer, Ordinal rows, Ordinal cols) {
 /// Prints the table header and the CSV header.
 inline void print_header(std::ofstream& csv) {
   csv << "case,impl,seconds,gflops,nnz_c,products,compression,compulsory_bytes,bandwidth_fraction,peak_extra_bytes,"
-         "kept_bytes,status"
+         "kept_bytes,status,cache_bytes"
       << std::endl;
   std::printf("%-24s %-26s %11s %9s %12s %13s %8s %12s %6s %13s %13s  %s\n", "case", "impl", "seconds", "GFLOP/s",
               "nnz(C)", "products", "prod/nnz", "compulsory B", "BW %", "peak extra B", "kept B", "status");
@@ -239,7 +240,7 @@ inline bool print_result(const Result& r, std::ofstream& csv) {
               100 * fraction, r.extra_bytes, (long long)r.kept_bytes, r.status.c_str());
   csv << r.case_name << "," << r.impl << "," << r.seconds << "," << gflops << "," << r.nnz << "," << r.products << ","
       << compression << "," << compulsory << "," << fraction << "," << r.extra_bytes << "," << r.kept_bytes << ","
-      << r.status << std::endl;
+      << r.status << "," << r.cache_bytes << std::endl;
   const bool ours = r.impl.rfind("ours", 0) == 0;
   return r.status == "ok" || r.status == "sampled" || r.status == "unchecked" ||
          (!ours && r.status.rfind("FAILED", 0) == 0);

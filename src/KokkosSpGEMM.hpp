@@ -17,6 +17,7 @@
 #include <KokkosSpGEMM_TransposedProducts.hpp>
 #include <KokkosSpGEMM_Galerkin.hpp>
 #include <KokkosSpGEMM_HostDeviceSplit.hpp>
+#include <KokkosSpGEMM_TemporaryCache.hpp>
 #include <io/KokkosSpGEMM_MatrixMarket.hpp>
 
 #endif

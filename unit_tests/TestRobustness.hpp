@@ -2,6 +2,7 @@
 #include <SpGEMMTestHelpers.hpp>
 
 #include <string>
+#include <type_traits>
 #include <tuple>
 #include <vector>
 
@@ -339,6 +340,60 @@ TEST(TEST_CATEGORY, allocation_failure_on_the_device_is_out_of_memory) {
   KokkosSpGEMM::spgemm_symbolic(exec, h2, ds, ds, c2);
   KokkosSpGEMM::spgemm_numeric(exec, h2, ds, ds, c2);
   EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c2, small, small).ok);
+}
+
+TEST(TEST_CATEGORY, workspace_allocation_failure_is_out_of_memory) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  // A phase's block of 2^50 bytes, from the temporary cache (CUDA) or a Kokkos view (elsewhere): refused, and named.
+  {
+    KokkosSpGEMM::Impl::Workspace<Exec> workspace(exec, std::size_t(1) << 50);
+    try {
+      KokkosSpGEMM::Impl::translate_allocation_failure("spgemm_symbolic",
+                                                       [&] { workspace.take<double>("KokkosSpGEMM::test", 1); });
+      ADD_FAILURE() << "a 2^50-byte block was granted";
+    } catch (const KokkosSpGEMM::OutOfMemory& e) {
+      EXPECT_NE(std::string(e.what()).find("spgemm_symbolic"), std::string::npos) << e.what();
+    }
+  }
+  // The device is usable afterwards (a refused pool allocation leaves no error behind for the next launch).
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(9, 8, 4);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto c = KokkosSpGEMM::spgemm(exec, da, da);
+  EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok);
+}
+
+TEST(TEST_CATEGORY, temporary_cache_keeps_blocks_up_to_its_limit) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+#if defined(KOKKOS_ENABLE_CUDA)
+  int pools = 0;
+  cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, exec.cuda_device());
+  const bool cached = std::is_same<Exec, Kokkos::Cuda>::value && pools == 1;
+#else
+  const bool cached = false;
+#endif
+  // 2^12 rows: the symbolic phase's block (16 bytes a row and more) is the cache's on CUDA.
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(12, 8, 6);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  auto c = KokkosSpGEMM::spgemm(exec, da, da);
+  ASSERT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok);
+  Kokkos::fence();
+  const std::size_t held = KokkosSpGEMM::temporary_cache_bytes();
+  if (cached) {
+    EXPECT_GE(held, std::size_t(16) << 12) << "the freed block went back to the device";
+  } else {
+    EXPECT_EQ(held, 0u);
+  }
+  // Released on request, and the products stay right with nothing kept between calls.
+  KokkosSpGEMM::set_temporary_cache_limit(0);
+  KokkosSpGEMM::release_temporary_cache();
+  EXPECT_EQ(KokkosSpGEMM::temporary_cache_bytes(), 0u);
+  for (int run = 0; run < 2; ++run) {
+    c = KokkosSpGEMM::spgemm(exec, da, da);
+    EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok) << "run " << run;
+  }
+  KokkosSpGEMM::set_temporary_cache_limit(KokkosSpGEMM::Impl::default_temporary_cache_bytes);
 }
 
 TEST(TEST_CATEGORY, cpu_results_are_identical_run_to_run) {

@@ -3,9 +3,12 @@
 // PGPgiantcompo's 1.3 ms (perf_tests/NOTES.md, v10). All of a phase's kernels run in order on one execution space
 // instance, so a range handed back (rewind) may be handed out again at once. A request past the block is allocated
 // on its own. Allocations name the execution space: Kokkos then copies a view's header to the device in order on it,
-// without a device-wide fence each.
+// without a device-wide fence each. The block comes from the library's stream-ordered cache where the backend has
+// one (KokkosSpGEMM_TemporaryCache.hpp): no wait for the device at its free.
 #ifndef KOKKOSSPGEMM_WORKSPACE_HPP
 #define KOKKOSSPGEMM_WORKSPACE_HPP
+
+#include <KokkosSpGEMM_TemporaryCache.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -37,18 +40,17 @@ class Workspace {
   Workspace(const ExecSpace& exec, std::size_t bytes) : m_exec(exec), m_planned(bytes) {}
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
+  ~Workspace() {
+    if (m_cached) BlockCache<ExecSpace>::release(m_exec, m_data, m_capacity);
+  }
 
   /// n elements of T, uninitialised, valid until the phase ends or a rewind below them.
   template <class T>
   Kokkos::View<T*, MemorySpace> take(const std::string& label, std::size_t n) {
     const std::size_t bytes = round_up(n * sizeof(T));
-    if (m_planned > 0 && m_block.data() == nullptr) {
-      m_block = Kokkos::View<Grain*, MemorySpace>(
-          Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Workspace"),
-          (m_planned > bytes ? m_planned : bytes) / sizeof(Grain) + 1);
-    }
+    if (m_planned > 0 && m_data == nullptr) allocate_block(m_planned > bytes ? m_planned : bytes);
     if (m_used + bytes <= capacity()) {
-      T* p = reinterpret_cast<T*>(reinterpret_cast<char*>(m_block.data()) + m_used);
+      T* p = reinterpret_cast<T*>(m_data + m_used);
       m_used += bytes;
       return Kokkos::View<T*, MemorySpace>(p, n);
     }
@@ -66,18 +68,33 @@ class Workspace {
 
   std::size_t mark() const { return m_used; }
   void rewind(std::size_t mark) { m_used = mark < m_used ? mark : m_used; }
-  std::size_t capacity() const { return m_block.size() * sizeof(Grain); }
+  std::size_t capacity() const { return m_capacity; }
   /// Device bytes at most live at once: the block, plus the largest take that did not fit it.
   std::size_t peak_bytes(std::size_t largest_take) const { return capacity() + (m_spilled ? largest_take : 0); }
 
  private:
   static std::size_t round_up(std::size_t bytes) { return (bytes + sizeof(Grain) - 1) / sizeof(Grain) * sizeof(Grain); }
 
+  void allocate_block(std::size_t bytes) {
+    const std::size_t grains = bytes / sizeof(Grain) + 1;
+    m_data = static_cast<char*>(BlockCache<ExecSpace>::allocate(m_exec, grains * sizeof(Grain)));
+    m_cached = m_data != nullptr;
+    if (!m_cached) {
+      m_block = Kokkos::View<Grain*, MemorySpace>(
+          Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Workspace"), grains);
+      m_data = reinterpret_cast<char*>(m_block.data());
+    }
+    m_capacity = grains * sizeof(Grain);
+  }
+
   ExecSpace m_exec;
   std::size_t m_planned = 0;
   std::size_t m_used = 0;
   bool m_spilled = false;
-  Kokkos::View<Grain*, MemorySpace> m_block;
+  bool m_cached = false;  // m_data is the cache's block, handed back at destruction
+  char* m_data = nullptr;
+  std::size_t m_capacity = 0;
+  Kokkos::View<Grain*, MemorySpace> m_block;  // the block where there is no cache
 };
 
 }  // namespace Impl

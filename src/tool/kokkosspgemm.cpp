@@ -239,6 +239,7 @@ int multiply(const Args& args) {
   std::printf("peak extra memory %zu bytes; kept between calls %zu bytes\n", handle.peak_extra_bytes(),
               handle.kept_bytes());
   std::printf("%s", handle.describe().c_str());
+  std::printf("temporary cache   %zu bytes (the library's, all devices)\n", KokkosSpGEMM::temporary_cache_bytes());
   if (args.has("--profile")) {
     KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> fresh(options);
     DeviceMatrix fresh_c;
