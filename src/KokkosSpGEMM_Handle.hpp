@@ -65,7 +65,11 @@ class Handle {
   std::size_t row_chunks() const { return m_chunks.empty() ? 1 : m_chunks.size(); }
 
   /// Forgets the analysis (the next call must be spgemm_symbolic) and releases its memory.
-  void reset() { *this = Handle(m_options); }
+  void reset() {
+    const bool single_use = m_single_use;
+    *this = Handle(m_options);
+    m_single_use = single_use;
+  }
 
   /// The choices made: the bins of each phase with their kernel configurations and pool sizes.
   std::string describe() const {
@@ -104,6 +108,9 @@ class Handle {
   // Kept public for the pipeline stages in Impl; not part of the stable API.
   Options m_options;
   bool m_done = false;
+  // The analysis dies with the call that made it, on its execution space (spgemm's one-shot): its permutations come
+  // from the temporary cache, and no structure hashes are made for later calls.
+  bool m_single_use = false;
   Impl::StructureSignature m_signature;
   std::int64_t m_nnz = 0, m_products = 0, m_max_row_products = 0;
   std::size_t m_peak_extra_bytes = 0, m_symbolic_pool_bytes = 0, m_numeric_pool_bytes = 0;

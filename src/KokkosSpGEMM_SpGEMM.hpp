@@ -157,6 +157,7 @@ auto spgemm(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const Opt
   using Ordinal = typename AMatrix::ordinal_type;
   using CMatrix = CsrMatrix<Scalar, Ordinal, Offset, typename ExecSpace::memory_space>;
   Handle<ExecSpace, Scalar, Ordinal, Offset> handle(options);
+  handle.m_single_use = true;
   CMatrix c;
   spgemm_symbolic(exec, handle, a, b, c);
   // The symbolic phase just checked these views; nothing could change them since (a check and a wait less).

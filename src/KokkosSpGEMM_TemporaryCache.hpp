@@ -25,8 +25,8 @@ constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
 /// backend or device has no such pool (the caller then allocates a Kokkos view).
 template <class ExecSpace>
 struct BlockCache {
-  static void* allocate(const ExecSpace&, std::size_t) { return nullptr; }
-  static void release(const ExecSpace&, void*, std::size_t) {}
+  static void* allocate(const ExecSpace&, std::size_t, const char* = "") { return nullptr; }
+  static void release(const ExecSpace&, void*, std::size_t, const char* = "") {}
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -108,7 +108,7 @@ class CudaPools {
 
 template <>
 struct BlockCache<Kokkos::Cuda> {
-  static void* allocate(const Kokkos::Cuda& exec, std::size_t bytes) {
+  static void* allocate(const Kokkos::Cuda& exec, std::size_t bytes, const char* label = "KokkosSpGEMM::Workspace") {
     const cudaMemPool_t pool = CudaPools::instance().pool(exec.cuda_device());
     if (pool == nullptr) return nullptr;
     void* p = nullptr;
@@ -116,20 +116,20 @@ struct BlockCache<Kokkos::Cuda> {
     if (error != cudaSuccess) {
       cudaGetLastError();  // not sticky: clear it
       // translate_allocation_failure makes this an OutOfMemory error of the calling function.
-      throw std::runtime_error("KokkosSpGEMM::Workspace failed to allocate " + std::to_string(bytes) +
+      throw std::runtime_error(std::string(label) + " failed to allocate " + std::to_string(bytes) +
                                " bytes of device memory: " + cudaGetErrorString(error));
     }
     // Kokkos Tools see the block as they see a view's allocation (memory high-water tools, perf_tests).
     if (Kokkos::Profiling::profileLibraryLoaded()) {
-      Kokkos::Profiling::allocateData(Kokkos::Profiling::make_space_handle(Kokkos::CudaSpace::name()),
-                                      "KokkosSpGEMM::Workspace", p, bytes);
+      Kokkos::Profiling::allocateData(Kokkos::Profiling::make_space_handle(Kokkos::CudaSpace::name()), label, p, bytes);
     }
     return p;
   }
-  static void release(const Kokkos::Cuda& exec, void* p, std::size_t bytes) {
+  static void release(const Kokkos::Cuda& exec, void* p, std::size_t bytes,
+                      const char* label = "KokkosSpGEMM::Workspace") {
     if (Kokkos::Profiling::profileLibraryLoaded()) {
-      Kokkos::Profiling::deallocateData(Kokkos::Profiling::make_space_handle(Kokkos::CudaSpace::name()),
-                                        "KokkosSpGEMM::Workspace", p, bytes);
+      Kokkos::Profiling::deallocateData(Kokkos::Profiling::make_space_handle(Kokkos::CudaSpace::name()), label, p,
+                                        bytes);
     }
     // After the kernels already queued on the stream that read the block; the host does not wait.
     if (cudaFreeAsync(p, exec.cuda_stream()) != cudaSuccess) cudaGetLastError();

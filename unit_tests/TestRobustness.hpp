@@ -363,16 +363,23 @@ TEST(TEST_CATEGORY, workspace_allocation_failure_is_out_of_memory) {
   EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok);
 }
 
+/// Whether the library's temporary cache serves exec: CUDA devices with stream-ordered memory pools.
+template <class Exec>
+bool temporary_cache_serves(const Exec&) {
+  return false;
+}
+#if defined(KOKKOS_ENABLE_CUDA)
+inline bool temporary_cache_serves(const Kokkos::Cuda& exec) {
+  int pools = 0;
+  cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, exec.cuda_device());
+  return pools == 1;
+}
+#endif
+
 TEST(TEST_CATEGORY, temporary_cache_keeps_blocks_up_to_its_limit) {
   using Exec = TEST_EXECSPACE;
   Exec exec;
-#if defined(KOKKOS_ENABLE_CUDA)
-  int pools = 0;
-  cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, exec.cuda_device());
-  const bool cached = std::is_same<Exec, Kokkos::Cuda>::value && pools == 1;
-#else
-  const bool cached = false;
-#endif
+  const bool cached = temporary_cache_serves(exec);
   // 2^12 rows: the symbolic phase's block (16 bytes a row and more) is the cache's on CUDA.
   const auto a = KokkosSpGEMM::rmat<double, int, int>(12, 8, 6);
   const auto da = KokkosSpGEMM::copy_to(exec, a);
@@ -394,6 +401,34 @@ TEST(TEST_CATEGORY, temporary_cache_keeps_blocks_up_to_its_limit) {
     EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok) << "run " << run;
   }
   KokkosSpGEMM::set_temporary_cache_limit(KokkosSpGEMM::Impl::default_temporary_cache_bytes);
+}
+
+TEST(TEST_CATEGORY, single_use_analysis_takes_its_permutations_from_the_cache) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const bool cached = temporary_cache_serves(exec);
+  // R-MAT rows fall in many bins: both phases bin them on GPUs (the CPU dense accumulator takes rows in order).
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(12, 8, 7);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  KokkosSpGEMM::Options o;
+  o.check_structure = true;
+  for (const bool single_use : {true, false}) {
+    KokkosSpGEMM::Handle<Exec, double, int, int> h(o);
+    h.m_single_use = single_use;  // what spgemm's one-shot sets
+    KokkosSpGEMM::CsrMatrix<double, int, int, typename Exec::memory_space> c;
+    KokkosSpGEMM::spgemm_symbolic(exec, h, da, da, c);
+    const bool binned = h.m_numeric_bins.perm.extent(0) > 0;
+    EXPECT_EQ(h.m_numeric_bins.perm_block != nullptr, single_use && cached && binned) << "single use " << single_use;
+    // Structure hashes only for an analysis that later calls are compared with.
+    EXPECT_EQ(h.m_signature.a_hash != 0 && h.m_signature.b_hash != 0, !single_use) << "single use " << single_use;
+    KokkosSpGEMM::spgemm_numeric(exec, h, da, da, c);
+    EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok) << "single use " << single_use;
+  }
+  // Blocks handed back in order on the stream are handed out again at once: one-shots in a row, each right.
+  for (int run = 0; run < 3; ++run) {
+    const auto c = KokkosSpGEMM::spgemm(exec, da, da, o);
+    EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok) << "run " << run;
+  }
 }
 
 TEST(TEST_CATEGORY, cpu_results_are_identical_run_to_run) {

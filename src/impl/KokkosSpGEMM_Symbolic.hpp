@@ -84,7 +84,8 @@ StructureSignature signature_of(const ExecSpace& exec, const Handle& handle, con
   s.b_rows = b.num_rows();
   s.b_cols = b.num_cols();
   s.b_nnz = b.nnz();
-  if (handle.options().check_structure) {
+  // A single-use analysis is never compared with later operands: the hashes (two passes and waits) would be unread.
+  if (handle.options().check_structure && !handle.m_single_use) {
     s.a_hash = pattern_hash(exec, a);
     s.b_hash = pattern_hash(exec, b);
   }
@@ -183,9 +184,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const BinConfig dense_rows =
       in_order ? configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols())
                : BinConfig();
-  const auto bins = in_order
-                        ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
-                        : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v}, RowProducts<decltype(v)>{v});
+  const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
+                             : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v},
+                                        RowProducts<decltype(v)>{v}, handle.m_single_use);
   if (!in_order) {
     totals.products = bins.total_work;
     totals.max_products = bins.max_work();
@@ -256,8 +257,8 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   } else if (!rmerge) {
     Options hash_family = handle.options();
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
-    handle.m_numeric_bins =
-        bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask}, RowProducts<decltype(v)>{v});
+    handle.m_numeric_bins = bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask},
+                                     RowProducts<decltype(v)>{v}, handle.m_single_use);
     handle.m_numeric_configs =
         configure_bins<ExecSpace, Ordinal, Scalar, true>(handle.m_numeric_bins, b.num_cols(), hash_family, mean_b_met);
     // Bins the symbolic phase ran with a sorted-row kernel keep it; bins Auto moved to merging get the merge kernel.
