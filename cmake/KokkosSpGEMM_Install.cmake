@@ -1,13 +1,14 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS kokkosspgemm EXPORT KokkosSpGEMMTargets
+install(TARGETS kokkosspgemm kokkosspgemm_testing EXPORT KokkosSpGEMMTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY src/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+# Under include/KokkosSpGEMM/: our folder names (impl/, io/, ...) would clash with others' in a shared prefix.
+install(DIRECTORY src/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/KokkosSpGEMM
   FILES_MATCHING PATTERN "*.hpp" PATTERN "tool" EXCLUDE)
-install(FILES ${PROJECT_BINARY_DIR}/src/KokkosSpGEMM_Config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_BINARY_DIR}/src/KokkosSpGEMM_Config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/KokkosSpGEMM)
 
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/KokkosSpGEMM)
 install(EXPORT KokkosSpGEMMTargets NAMESPACE KokkosSpGEMM:: DESTINATION ${_cmake_dir})

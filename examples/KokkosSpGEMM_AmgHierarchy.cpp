@@ -5,6 +5,8 @@
 //
 //   KokkosSpGEMM_AmgHierarchy [--n 96] [--levels 3] [--steps 3] [--check]
 #include <KokkosSpGEMM.hpp>
+#include <io/KokkosSpGEMM_MatrixMarket.hpp>
+#include <testing/KokkosSpGEMM_Testing.hpp>
 
 #include <chrono>
 #include <cstdio>

@@ -89,9 +89,9 @@ void run_rap(const Case& cs, int repeat, std::vector<Result>& results) {
   }
   // Ours with R given, each order forced.
   for (TripleOrder order : {TripleOrder::LeftFirst, TripleOrder::RightFirst}) {
-    KokkosSpGEMM::Options o;
+    KokkosSpGEMM::GalerkinOptions o;
     o.triple_order = order;
-    KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset> h(o);
+    KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset> h({}, o);
     DeviceMatrix ac;
     const double one_shot = time_median(repeat, [&] {
       h.reset();
@@ -229,7 +229,8 @@ void run_ata(const Case& cs, int repeat, std::vector<Result>& results) {
   const std::string status = check(c, ref);
   const double reuse = time_median(repeat, [&] { KokkosSpGEMM::transposed_product_numeric(exec, h, da, c); });
   const double transpose = time_median(repeat, [&] { KokkosSpGEMM::transpose_with_source(exec, da); });
-  const double refresh = time_median(repeat, [&] { KokkosSpGEMM::refresh_transpose_values(exec, h.m_at, da); });
+  const double refresh =
+      time_median(repeat, [&] { KokkosSpGEMM::refresh_transpose_values(exec, KokkosSpGEMM::Impl::state(h).at, da); });
   results.push_back({cs.name, "ours_ata_oneshot", one_shot, h.nnz(), h.products(), h.peak_extra_bytes(), status});
   results.push_back({cs.name, "ours_ata_reuse", reuse, h.nnz(), h.products(), h.kept_bytes(), check(c, ref)});
   // Rows with the transpose's own time (GFLOP/s columns meaningless: products reported as 0).

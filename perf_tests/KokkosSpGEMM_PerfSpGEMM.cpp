@@ -94,34 +94,34 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
 
   // Ours (Auto; with --deterministic, also deterministic mode: its cost; with --unsorted, unsorted output; with
   // --methods, each named algorithm).
-  std::vector<std::pair<std::string, KokkosSpGEMM::Options>> variants = {{"ours", KokkosSpGEMM::Options()}};
+  std::vector<std::pair<std::string, OursVariant>> variants = {{"ours", OursVariant()}};
   if (args.deterministic) {
-    KokkosSpGEMM::Options det;
+    OursVariant det;
     det.deterministic = true;
     variants.push_back({"ours_det", det});
   }
   if (args.nomap) {
-    KokkosSpGEMM::Options nomap;
+    OursVariant nomap;
     nomap.reuse_positions = false;
     variants.push_back({"ours_nomap", nomap});
   }
   if (args.rowreplay) {
-    KokkosSpGEMM::Options rows;
+    OursVariant rows;
     rows.reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
     variants.push_back({"ours_rowreplay", rows});
   }
   if (args.widehash) {
-    KokkosSpGEMM::Options hash;
+    OursVariant hash;
     hash.wide_rows = KokkosSpGEMM::WideRows::Hash;
     variants.push_back({"ours_widehash", hash});
   }
   if (args.unsorted) {
-    KokkosSpGEMM::Options unsorted;
+    OursVariant unsorted;
     unsorted.sorted = false;
     variants.push_back({"ours_unsorted", unsorted});
   }
   for (const std::string& m : args.methods) {
-    KokkosSpGEMM::Options o;
+    OursVariant o;
     if (!KokkosSpGEMM::parse_algorithm(m, o.algorithm)) throw std::runtime_error("unknown algorithm " + m);
     variants.push_back({"ours_" + m, o});
   }

@@ -35,11 +35,11 @@ void run_case(const Case& cs, int repeat, const std::vector<double>& fractions, 
     ref.available = true;
   }
   for (double f : fractions) {
-    KokkosSpGEMM::Options o;
+    KokkosSpGEMM::SplitOptions o;
     o.host_fraction = f;
     KokkosSpGEMM::SplitReport report;
     DeviceMatrix c;
-    const double t = time_median(repeat, [&] { c = KokkosSpGEMM::spgemm_split(exec, host, da, da, o, &report); });
+    const double t = time_median(repeat, [&] { c = KokkosSpGEMM::spgemm_split(exec, host, da, da, o, {}, &report); });
     char name[64];
     std::snprintf(name, sizeof(name), "ours_split_host%.2f", f);
     results.push_back({cs.name, name, t, (std::int64_t)c.nnz(), report.products, 0, check(c, ref)});

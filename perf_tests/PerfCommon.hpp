@@ -4,6 +4,8 @@
 #define KOKKOSSPGEMM_PERFCOMMON_HPP
 
 #include <KokkosSpGEMM.hpp>
+#include <io/KokkosSpGEMM_MatrixMarket.hpp>
+#include <testing/KokkosSpGEMM_Testing.hpp>
 #if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
 #include <PeerCuSparse.hpp>
 #endif
@@ -28,6 +30,9 @@ using Ordinal = int;
 using Offset = int;
 using HostMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Kokkos::HostSpace>;
 using DeviceMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Exec::memory_space>;
+
+/// One of our variants in a table: the options a user would pass and the tuning knobs that pick a path.
+struct OursVariant : KokkosSpGEMM::Options, KokkosSpGEMM::Tuning {};
 
 struct Result {
   std::string case_name, impl;
@@ -124,7 +129,8 @@ inline bool& repeat_short_calls() {
 
 /// Median wall time of f between fences over `repeat` calls, after one warm-up call. The fences are global (the whole
 /// device) because vendor peers run on their own streams. Calls under a few milliseconds are timed more often (up
-/// to 31 times, about 50 ms in all): host jitter moved a median of 3 by 4x on a 1 ms case (NOTES v20).
+/// to 31 times, about 50 ms in all): host jitter hits single short calls, and a median of 3 does not absorb it
+/// (docs/performance.md, Method).
 inline double time_median(int repeat, const std::function<void()>& f) {
   Kokkos::fence();
   const auto w0 = std::chrono::steady_clock::now();
@@ -262,7 +268,7 @@ struct PerfArgs {
   bool quick = false;          ///< CI smoke sizes, at most 2 repeats
   bool deterministic = false;  ///< also time deterministic mode (where the executable supports it)
   bool unsorted = false;       ///< also time ours with unsorted output (as Kokkos Kernels' SPGEMM_KK leaves it)
-  bool nomap = false;          ///< also ours without the position map (Options::reuse_positions off)
+  bool nomap = false;          ///< also ours without the position map (Tuning::reuse_positions off)
   bool rowreplay = false;      ///< also ours replaying the map a row per thread or team (ReplayShape::Rows)
   bool widehash = false;       ///< also ours with level-2 hash tables for rows past scratch (WideRows::Hash)
   int repeat = 5;

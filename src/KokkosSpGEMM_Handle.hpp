@@ -3,31 +3,22 @@
 #ifndef KOKKOSSPGEMM_HANDLE_HPP
 #define KOKKOSSPGEMM_HANDLE_HPP
 
-#include <KokkosSpGEMM_BackendTraits.hpp>
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
 #include <KokkosSpGEMM_Options.hpp>
-#include <impl/KokkosSpGEMM_BinConfig.hpp>
-#include <impl/KokkosSpGEMM_PositionMap.hpp>
-#include <impl/KokkosSpGEMM_RMerge.hpp>
-#include <impl/KokkosSpGEMM_RowBins.hpp>
+#include <KokkosSpGEMM_Tuning.hpp>
+#include <impl/KokkosSpGEMM_HandleAccess.hpp>
+#include <impl/pipeline/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/reuse/KokkosSpGEMM_PositionMap.hpp>
+#include <impl/methods/KokkosSpGEMM_RMerge.hpp>
+#include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
 
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace KokkosSpGEMM {
-
-namespace Impl {
-/// What identifies a structure pair: shapes and entry counts, plus pattern hashes when checking is on.
-struct StructureSignature {
-  std::int64_t a_rows = -1, a_cols = -1, a_nnz = -1, b_rows = -1, b_cols = -1, b_nnz = -1;
-  std::uint64_t a_hash = 0, b_hash = 0;
-  bool operator==(const StructureSignature& o) const {
-    return a_rows == o.a_rows && a_cols == o.a_cols && a_nnz == o.a_nnz && b_rows == o.b_rows && b_cols == o.b_cols &&
-           b_nnz == o.b_nnz && a_hash == o.a_hash && b_hash == o.b_hash;
-  }
-};
-}  // namespace Impl
 
 /// Analysis of C = A*B for one structure of A and B. Scalar, Ordinal and Offset are those of C.
 template <class ExecSpace, class Scalar, class Ordinal = int, class Offset = int>
@@ -39,92 +30,109 @@ class Handle {
   using ordinal_type = Ordinal;
   using offset_type = Offset;
 
-  explicit Handle(const Options& options = Options()) : m_options(options) {}
+  explicit Handle(const Options& options = Options(), const Tuning& tuning = Tuning())
+      : m_state{Impl::Settings(options, tuning)} {}
 
-  const Options& options() const { return m_options; }
+  /// Options and tuning knobs from one object of a type that derives from both (tests and benchmarks keep them so).
+  template <class Both,
+            class = std::enable_if_t<std::is_base_of<Options, Both>::value && std::is_base_of<Tuning, Both>::value>>
+  explicit Handle(const Both& both) : Handle(static_cast<const Options&>(both), static_cast<const Tuning&>(both)) {}
+
+  const Options& options() const { return m_state.settings; }
   /// Changing options after the symbolic phase takes effect at the next symbolic phase, except `sorted`.
-  Options& options() { return m_options; }
+  Options& options() { return m_state.settings; }
+  const Tuning& tuning() const { return m_state.settings; }
+  /// Like options(): a change takes effect at the next symbolic phase.
+  Tuning& tuning() { return m_state.settings; }
 
   /// True once spgemm_symbolic has run.
-  bool has_analysis() const { return m_done; }
+  bool has_analysis() const { return m_state.done; }
   /// nnz(C), known after the symbolic phase.
-  std::int64_t nnz() const { return m_nnz; }
+  std::int64_t nnz() const { return m_state.nnz; }
   /// Number of products a_ik * b_kj (the flop count is twice this).
-  std::int64_t products() const { return m_products; }
-  std::int64_t max_row_products() const { return m_max_row_products; }
+  std::int64_t products() const { return m_state.products; }
+  std::int64_t max_row_products() const { return m_state.max_row_products; }
   /// Largest temporary device memory (bytes) beyond A, B and C that a phase used.
-  std::size_t peak_extra_bytes() const { return m_peak_extra_bytes; }
+  std::size_t peak_extra_bytes() const { return m_state.peak_extra_bytes; }
   /// Bytes the handle keeps between calls (the numeric phase's row permutations and the position map).
   std::size_t kept_bytes() const {
-    std::size_t bytes =
-        (m_numeric_bins.perm.span() + m_product_bins.perm.span()) * sizeof(Ordinal) + m_positions.bytes();
-    for (const Handle& part : m_chunks) bytes += part.kept_bytes();
+    std::size_t bytes = (m_state.numeric_bins.perm.span() + m_state.product_bins.perm.span()) * sizeof(Ordinal) +
+                        m_state.positions.bytes();
+    for (const Handle& part : m_state.chunks) bytes += part.kept_bytes();
     return bytes;
   }
   /// Number of row blocks the analysis was made in (1 unless Options::memory_budget_bytes asked for blocks).
-  std::size_t row_chunks() const { return m_chunks.empty() ? 1 : m_chunks.size(); }
+  std::size_t row_chunks() const { return m_state.chunks.empty() ? 1 : m_state.chunks.size(); }
 
   /// Forgets the analysis (the next call must be spgemm_symbolic) and releases its memory.
   void reset() {
-    const bool single_use = m_single_use;
-    *this = Handle(m_options);
-    m_single_use = single_use;
+    const bool single_use = m_state.single_use;
+    *this = Handle(options(), tuning());
+    m_state.single_use = single_use;
   }
 
   /// The choices made: the bins of each phase with their kernel configurations and pool sizes.
   std::string describe() const {
     std::ostringstream s;
     s << "KokkosSpGEMM handle on " << BackendTraits<ExecSpace>::name() << ": algorithm "
-      << algorithm_name(m_options.algorithm) << ", " << (m_options.sorted ? "sorted" : "unsorted") << " output\n";
-    if (!m_done) return s.str() + "  (no analysis yet)\n";
-    s << "  C: " << m_signature.a_rows << " x " << m_signature.b_cols << ", nnz " << m_nnz << ", products "
-      << m_products << " (longest row " << m_max_row_products << ")\n";
-    if (!m_chunks.empty()) {
+      << algorithm_name(m_state.settings.algorithm) << ", " << (m_state.settings.sorted ? "sorted" : "unsorted")
+      << " output\n";
+    if (!m_state.done) return s.str() + "  (no analysis yet)\n";
+    s << "  C: " << m_state.signature.a_rows << " x " << m_state.signature.b_cols << ", nnz " << m_state.nnz
+      << ", products " << m_state.products << " (longest row " << m_state.max_row_products << ")\n";
+    if (!m_state.chunks.empty()) {
       // Blocks of rows under the memory budget: the first block's analysis stands for the others.
-      s << "  " << m_chunks.size() << " row blocks of up to " << m_chunks.front().m_signature.a_rows
-        << " rows (memory budget " << m_options.memory_budget_bytes << " B); first block:\n"
-        << m_chunks.front().describe();
-      s << "  peak extra " << m_peak_extra_bytes << " B; kept between calls " << kept_bytes() << " B\n";
+      s << "  " << m_state.chunks.size() << " row blocks of up to " << m_state.chunks.front().m_state.signature.a_rows
+        << " rows (memory budget " << m_state.settings.memory_budget_bytes << " B); first block:\n"
+        << m_state.chunks.front().describe();
+      s << "  peak extra " << m_state.peak_extra_bytes << " B; kept between calls " << kept_bytes() << " B\n";
       return s.str();
     }
     s << "  symbolic bins (by products, clipped to B's columns):\n";
-    for (const auto& c : m_symbolic_configs) s << Impl::describe_bin(c) << "\n";
-    if (m_options.algorithm == Algorithm::RMerge) {
+    for (const auto& c : m_state.symbolic_configs) s << Impl::describe_bin(c) << "\n";
+    if (m_state.settings.algorithm == Algorithm::RMerge) {
       s << "  rmerge: rounds of merges of at most " << Impl::rmerge_width<ExecSpace>()
-        << " rows each (no bins); largest intermediate " << m_symbolic_pool_bytes << " B\n";
+        << " rows each (no bins); largest intermediate " << m_state.symbolic_pool_bytes << " B\n";
     }
     s << "  numeric bins (by exact row size):\n";
-    for (const auto& c : m_numeric_configs) s << Impl::describe_bin(c) << "\n";
-    if (!m_product_configs.empty()) {
+    for (const auto& c : m_state.numeric_configs) s << Impl::describe_bin(c) << "\n";
+    if (!m_state.product_configs.empty()) {
       s << "  numeric bins of the sorted-row kernels (by products):\n";
-      for (const auto& c : m_product_configs) s << Impl::describe_bin(c) << "\n";
+      for (const auto& c : m_state.product_configs) s << Impl::describe_bin(c) << "\n";
     }
-    if (m_options.reuse_columns && m_options.reuse_positions) s << m_positions.describe();
-    s << "  memory pool: symbolic " << m_symbolic_pool_bytes << " B, numeric " << m_numeric_pool_bytes
-      << " B; peak extra " << m_peak_extra_bytes << " B; kept between calls " << kept_bytes() << " B\n";
+    if (m_state.settings.reuse_columns && m_state.settings.reuse_positions) s << m_state.positions.describe();
+    s << "  memory pool: symbolic " << m_state.symbolic_pool_bytes << " B, numeric " << m_state.numeric_pool_bytes
+      << " B; peak extra " << m_state.peak_extra_bytes << " B; kept between calls " << kept_bytes() << " B\n";
     return s.str();
   }
 
-  // Kept public for the pipeline stages in Impl; not part of the stable API.
-  Options m_options;
-  bool m_done = false;
-  // The analysis dies with the call that made it, on its execution space (spgemm's one-shot): its permutations come
-  // from the temporary cache, and no structure hashes are made for later calls.
-  bool m_single_use = false;
-  Impl::StructureSignature m_signature;
-  std::int64_t m_nnz = 0, m_products = 0, m_max_row_products = 0;
-  std::size_t m_peak_extra_bytes = 0, m_symbolic_pool_bytes = 0, m_numeric_pool_bytes = 0;
-  std::vector<Impl::BinConfig> m_symbolic_configs, m_numeric_configs;
-  Impl::RowBins<Ordinal, memory_space> m_numeric_bins;
-  std::vector<Impl::BinConfig> m_product_configs;  // numeric configs of the sorted-row kernels' bins
-  Impl::RowBins<Ordinal, memory_space> m_product_bins;
-  // The entries array the last full numeric call wrote C's columns into, and in which order (Options::reuse_columns).
-  const void* m_written_columns = nullptr;
-  bool m_written_sorted = false;
-  Kokkos::View<std::uint64_t*, memory_space> m_reuse_status;  // MultiplyViews::reuse_status
-  Impl::PositionMap<Ordinal, memory_space> m_positions;       // Options::reuse_positions, made by the first reuse call
-  std::vector<Handle> m_chunks;             // one analysis per block of rows, when the budget asks for blocks
-  std::vector<std::int64_t> m_chunk_first;  // first row of each block
+ private:
+  friend struct Impl::HandleAccess;
+
+  // The analysis: made by the pipeline stages in Impl through Impl::HandleAccess, not part of the API.
+  struct State {
+    Impl::Settings settings;
+    bool done = false;
+    // The analysis dies with the call that made it, on its execution space (spgemm's one-shot): its permutations
+    // come from the temporary cache, and no structure hashes are made for later calls.
+    bool single_use = false;
+    Impl::StructureSignature signature;
+    std::int64_t nnz = 0, products = 0, max_row_products = 0;
+    std::size_t peak_extra_bytes = 0, symbolic_pool_bytes = 0, numeric_pool_bytes = 0;
+    std::vector<Impl::BinConfig> symbolic_configs, numeric_configs;
+    Impl::RowBins<Ordinal, memory_space> numeric_bins;
+    std::vector<Impl::BinConfig> product_configs;  // numeric configs of the sorted-row kernels' bins
+    Impl::RowBins<Ordinal, memory_space> product_bins;
+    // The entries array the last full numeric call wrote C's columns into, and in which order
+    // (Tuning::reuse_columns).
+    const void* written_columns = nullptr;
+    bool written_sorted = false;
+    Kokkos::View<std::uint64_t*, memory_space> reuse_status;  // MultiplyViews::reuse_status
+    Impl::PositionMap<Ordinal, memory_space> positions;       // Tuning::reuse_positions, made by the first reuse call
+    std::vector<Handle> chunks;             // one analysis per block of rows, when the budget asks for blocks
+    std::vector<std::int64_t> chunk_first;  // first row of each block
+  };
+  State m_state;
 };
 
 }  // namespace KokkosSpGEMM

@@ -6,11 +6,11 @@
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
-#include <KokkosSpGEMM_Options.hpp>
-#include <impl/KokkosSpGEMM_InputChecks.hpp>
-#include <impl/KokkosSpGEMM_Numeric.hpp>
-#include <impl/KokkosSpGEMM_RowChunks.hpp>
-#include <impl/KokkosSpGEMM_Symbolic.hpp>
+#include <KokkosSpGEMM_Tuning.hpp>
+#include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
+#include <impl/pipeline/KokkosSpGEMM_Numeric.hpp>
+#include <impl/pipeline/KokkosSpGEMM_RowChunks.hpp>
+#include <impl/pipeline/KokkosSpGEMM_Symbolic.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -120,8 +120,8 @@ void numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, con
   }
   // The same views as the symbolic phase's (checked): their signature is the handle's (with check_structure, a
   // second hash of both patterns would only repeat it).
-  const Impl::StructureSignature now = checked ? handle.m_signature : Impl::signature_of(exec, handle, a, b);
-  const Impl::StructureSignature& then = handle.m_signature;
+  const Impl::StructureSignature now = checked ? Impl::state(handle).signature : Impl::signature_of(exec, handle, a, b);
+  const Impl::StructureSignature& then = Impl::state(handle).signature;
   KOKKOSSPGEMM_REQUIRE(now == then, HandleMismatch, "spgemm_numeric",
                        "A and B differ in structure from the analysed pair (analysed A "
                            << then.a_rows << "x" << then.a_cols << " nnz " << then.a_nnz << ", B " << then.b_rows << "x"
@@ -133,7 +133,7 @@ void numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, con
                            c.row_map().extent(0) == static_cast<std::size_t>(a.num_rows()) + 1,
                        InvalidInput, "spgemm_numeric", "C does not carry the row map of spgemm_symbolic");
   Impl::translate_allocation_failure("spgemm_numeric", [&] {
-    if (handle.m_chunks.empty()) {
+    if (Impl::state(handle).chunks.empty()) {
       Impl::run_numeric(exec, handle, a, b, c, false, checked || !defer_check);
     } else {
       Impl::run_numeric_chunked(exec, handle, a, b, c);
@@ -151,18 +151,26 @@ void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
 
 /// One-shot C = A*B. C has A's offset type unless COffset names another (e.g. int64_t when nnz(C) > 2^31 - 1).
 template <class COffset = void, class ExecSpace, class AMatrix, class BMatrix>
-auto spgemm(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const Options& options = Options()) {
+auto spgemm(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const Options& options = Options(),
+            const Tuning& tuning = Tuning()) {
   using Offset = std::conditional_t<std::is_void<COffset>::value, typename AMatrix::offset_type, COffset>;
   using Scalar = typename AMatrix::scalar_type;
   using Ordinal = typename AMatrix::ordinal_type;
   using CMatrix = CsrMatrix<Scalar, Ordinal, Offset, typename ExecSpace::memory_space>;
-  Handle<ExecSpace, Scalar, Ordinal, Offset> handle(options);
-  handle.m_single_use = true;
+  Handle<ExecSpace, Scalar, Ordinal, Offset> handle(options, tuning);
+  Impl::state(handle).single_use = true;
   CMatrix c;
   spgemm_symbolic(exec, handle, a, b, c);
   // The symbolic phase just checked these views; nothing could change them since (a check and a wait less).
   Impl::numeric_phase(exec, handle, a, b, c, true);
   return c;
+}
+
+/// One-shot C = A*B with options and tuning knobs from one object of a type that derives from both.
+template <class COffset = void, class ExecSpace, class AMatrix, class BMatrix, class Both,
+          class = std::enable_if_t<std::is_base_of<Options, Both>::value && std::is_base_of<Tuning, Both>::value>>
+auto spgemm(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const Both& both) {
+  return spgemm<COffset>(exec, a, b, static_cast<const Options&>(both), static_cast<const Tuning&>(both));
 }
 
 }  // namespace KokkosSpGEMM

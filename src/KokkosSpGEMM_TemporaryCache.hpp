@@ -1,170 +1,27 @@
-// The device memory cache of the library's temporaries. A phase's workspace block (impl/KokkosSpGEMM_Workspace.hpp)
-// comes, on CUDA, from a stream-ordered memory pool of the library's own: on the H100 a cudaMalloc of a megabyte or
-// more took 65-100 us and its cudaFree waited for the whole device (~90 us), 0.19 ms of p2p-Gnutella31's 0.8 ms
-// one-shot (perf_tests/NOTES.md, v19). A block freed in stream order goes back to the pool, which keeps up to a
-// limit of such memory for later calls (default 64 MiB a device) and returns the rest to the device at its next
-// synchronisation. Other backends (HIP too, for now) allocate Kokkos views.
+// The device memory cache of the library's temporaries. A phase's workspace block (impl/memory/Workspace.hpp)
+// comes, on CUDA, from a stream-ordered memory pool of the library's own (backend/CudaStreamPool.hpp), since a
+// cudaMalloc of a megabyte costs tens of microseconds and its cudaFree waits for the whole device. A block freed in
+// stream order goes back to the pool, which keeps up to a limit of such memory for later calls (default 64 MiB a
+// device) and returns the rest to the device at its next synchronisation. Other backends (HIP too, for now)
+// allocate Kokkos views.
 #ifndef KOKKOSSPGEMM_TEMPORARYCACHE_HPP
 #define KOKKOSSPGEMM_TEMPORARYCACHE_HPP
 
-#include <Kokkos_Core.hpp>
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
 
 #include <cstddef>
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <stdexcept>
-#include <string>
 
 namespace KokkosSpGEMM {
-namespace Impl {
-
-constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
-
-/// Blocks of device memory in stream order on an execution space instance; allocate returns nullptr where the
-/// backend or device has no such pool (the caller then allocates a Kokkos view).
-template <class ExecSpace>
-struct BlockCache {
-  static void* allocate(const ExecSpace&, std::size_t, const char* = "") { return nullptr; }
-  static void release(const ExecSpace&, void*, std::size_t, const char* = "") {}
-};
-
-#if defined(KOKKOS_ENABLE_CUDA)
-class CudaPools {
- public:
-  static CudaPools& instance() {
-    static CudaPools p;
-    return p;
-  }
-
-  /// The device's pool, made at its first use; nullptr where the device has no memory pools.
-  cudaMemPool_t pool(int device) {
-    std::lock_guard<std::mutex> guard(m_lock);
-    const auto found = m_pools.find(device);
-    if (found != m_pools.end()) return found->second;
-    int supported = 0;
-    cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device);
-    cudaMemPool_t made = nullptr;
-    if (supported) {
-      cudaMemPoolProps props = {};
-      props.allocType = cudaMemAllocationTypePinned;
-      props.location.type = cudaMemLocationTypeDevice;
-      props.location.id = device;
-      if (cudaMemPoolCreate(&made, &props) == cudaSuccess) {
-        std::uint64_t limit = m_limit;
-        cudaMemPoolSetAttribute(made, cudaMemPoolAttrReleaseThreshold, &limit);
-      } else {
-        cudaGetLastError();
-        made = nullptr;
-      }
-    }
-    // Pools die with Kokkos (before the CUDA context); a later initialisation makes them anew.
-    if (m_pools.empty()) Kokkos::push_finalize_hook([] { instance().destroy(); });
-    m_pools.emplace(device, made);
-    return made;
-  }
-
-  void set_limit(std::size_t bytes) {
-    std::lock_guard<std::mutex> guard(m_lock);
-    m_limit = bytes;
-    for (auto& entry : m_pools) {
-      if (entry.second == nullptr) continue;
-      std::uint64_t limit = bytes;
-      cudaMemPoolSetAttribute(entry.second, cudaMemPoolAttrReleaseThreshold, &limit);
-    }
-  }
-
-  std::size_t reserved() {
-    std::lock_guard<std::mutex> guard(m_lock);
-    std::size_t sum = 0;
-    for (auto& entry : m_pools) {
-      std::uint64_t bytes = 0;
-      if (entry.second != nullptr) cudaMemPoolGetAttribute(entry.second, cudaMemPoolAttrReservedMemCurrent, &bytes);
-      sum += bytes;
-    }
-    return sum;
-  }
-
-  void trim() {
-    std::lock_guard<std::mutex> guard(m_lock);
-    for (auto& entry : m_pools) {
-      if (entry.second != nullptr) cudaMemPoolTrimTo(entry.second, 0);
-    }
-  }
-
- private:
-  void destroy() {
-    std::lock_guard<std::mutex> guard(m_lock);
-    for (auto& entry : m_pools) {
-      if (entry.second != nullptr) cudaMemPoolDestroy(entry.second);
-    }
-    m_pools.clear();
-  }
-
-  std::mutex m_lock;
-  std::map<int, cudaMemPool_t> m_pools;
-  std::size_t m_limit = default_temporary_cache_bytes;
-};
-
-template <>
-struct BlockCache<Kokkos::Cuda> {
-  static void* allocate(const Kokkos::Cuda& exec, std::size_t bytes, const char* label = "KokkosSpGEMM::Workspace") {
-    const cudaMemPool_t pool = CudaPools::instance().pool(exec.cuda_device());
-    if (pool == nullptr) return nullptr;
-    void* p = nullptr;
-    const cudaError_t error = cudaMallocFromPoolAsync(&p, bytes, pool, exec.cuda_stream());
-    if (error != cudaSuccess) {
-      cudaGetLastError();  // not sticky: clear it
-      // translate_allocation_failure makes this an OutOfMemory error of the calling function.
-      throw std::runtime_error(std::string(label) + " failed to allocate " + std::to_string(bytes) +
-                               " bytes of device memory: " + cudaGetErrorString(error));
-    }
-    // Kokkos Tools see the block as they see a view's allocation (memory high-water tools, perf_tests).
-    if (Kokkos::Profiling::profileLibraryLoaded()) {
-      Kokkos::Profiling::allocateData(Kokkos::Profiling::make_space_handle(Kokkos::CudaSpace::name()), label, p, bytes);
-    }
-    return p;
-  }
-  static void release(const Kokkos::Cuda& exec, void* p, std::size_t bytes,
-                      const char* label = "KokkosSpGEMM::Workspace") {
-    if (Kokkos::Profiling::profileLibraryLoaded()) {
-      Kokkos::Profiling::deallocateData(Kokkos::Profiling::make_space_handle(Kokkos::CudaSpace::name()), label, p,
-                                        bytes);
-    }
-    // After the kernels already queued on the stream that read the block; the host does not wait.
-    if (cudaFreeAsync(p, exec.cuda_stream()) != cudaSuccess) cudaGetLastError();
-  }
-};
-#endif
-
-}  // namespace Impl
 
 /// Bytes of freed temporaries the library keeps a device for its later calls (CUDA; default 64 MiB). Beyond it, the
 /// memory returns to the device at the device's next synchronisation; 0 returns it all then.
-inline void set_temporary_cache_limit(std::size_t bytes) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  Impl::CudaPools::instance().set_limit(bytes);
-#else
-  (void)bytes;
-#endif
-}
+inline void set_temporary_cache_limit(std::size_t bytes) { Impl::block_cache_set_limit(bytes); }
 
 /// Device bytes the cache holds now, in use or free, over all devices (0 where there is no cache).
-inline std::size_t temporary_cache_bytes() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  return Impl::CudaPools::instance().reserved();
-#else
-  return 0;
-#endif
-}
+inline std::size_t temporary_cache_bytes() { return Impl::block_cache_reserved(); }
 
 /// Waits for the device, then returns the cache's free memory to it.
-inline void release_temporary_cache() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  Kokkos::fence("KokkosSpGEMM::release_temporary_cache");
-  Impl::CudaPools::instance().trim();
-#endif
-}
+inline void release_temporary_cache() { Impl::block_cache_trim(); }
 
 }  // namespace KokkosSpGEMM
 

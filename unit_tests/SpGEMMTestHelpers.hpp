@@ -4,6 +4,8 @@
 #define KOKKOSSPGEMM_SPGEMMTESTHELPERS_HPP
 
 #include <KokkosSpGEMM.hpp>
+#include <io/KokkosSpGEMM_MatrixMarket.hpp>
+#include <testing/KokkosSpGEMM_Testing.hpp>
 
 #include <gtest/gtest.h>
 
@@ -107,11 +109,14 @@ bool bitwise_equal_values(const M& c_any, const HostCsr<S, O, F>& ref) {
   return c.nnz() == 0 || std::memcmp(c.values().data(), ref.values().data(), c.nnz() * sizeof(S)) == 0;
 }
 
+/// A test's path: what a user decides and the tuning knobs that force a path, in one object (the handle and
+/// spgemm take both from it).
+struct TestOptions : KokkosSpGEMM::Options, KokkosSpGEMM::Tuning {};
+
 /// Multiplies on TEST_EXECSPACE with the given options and checks the result against the reference.
 template <class ExecSpace, class S, class O, class F>
 void expect_matches_reference(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b,
-                              const KokkosSpGEMM::Options& options = KokkosSpGEMM::Options(),
-                              const std::string& what = "") {
+                              const TestOptions& options = TestOptions(), const std::string& what = "") {
   ExecSpace exec;
   const auto da = KokkosSpGEMM::copy_to(exec, a);
   const auto db = KokkosSpGEMM::copy_to(exec, b);
@@ -125,7 +130,7 @@ void expect_matches_reference(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>&
 /// Symbolic, numeric, then `rounds` numeric calls with new values (the first makes the position map, the others
 /// replay it), each checked against the reference; the map within the size of C. Returns the handle's description.
 template <class ExecSpace, class S, class O, class F>
-std::string check_reuse_rounds(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b, const KokkosSpGEMM::Options& o,
+std::string check_reuse_rounds(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b, const TestOptions& o,
                                const std::string& what, int rounds = 3) {
   ExecSpace exec;
   KokkosSpGEMM::Handle<ExecSpace, S, O, F> handle(o);
@@ -144,7 +149,7 @@ std::string check_reuse_rounds(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>
   if (o.reuse_positions_bytes == 0) {
     // The map takes at most the size of C beyond what the analysis keeps anyway.
     const std::size_t c_bytes = static_cast<std::size_t>(handle.nnz()) * (sizeof(O) + sizeof(S));
-    const std::size_t other = handle.kept_bytes() - handle.m_positions.bytes();
+    const std::size_t other = handle.kept_bytes() - KokkosSpGEMM::Impl::state(handle).positions.bytes();
     EXPECT_LE(handle.kept_bytes(), std::max(c_bytes, other)) << what;
   }
   return handle.describe();
@@ -191,8 +196,8 @@ random_shapes() {
 
 /// Options that force each accumulator path: the default, the level-2 pool (tiny scratch), a pool of one chunk
 /// (takers must wait for each other), the dense accumulator, and unsorted output.
-inline std::vector<KokkosSpGEMM::Options> all_paths() {
-  std::vector<KokkosSpGEMM::Options> paths(6);
+inline std::vector<TestOptions> all_paths() {
+  std::vector<TestOptions> paths(6);
   paths[1].algorithm = KokkosSpGEMM::Algorithm::Hash;
   paths[2].algorithm = KokkosSpGEMM::Algorithm::Hash;
   paths[2].scratch_bytes = 512;

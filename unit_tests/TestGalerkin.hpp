@@ -53,9 +53,9 @@ TEST(TEST_CATEGORY, galerkin_every_order_matches_reference_and_reuses) {
   for (const auto& [r, a, p] : galerkin_cases()) {
     for (TripleOrder order : {TripleOrder::Auto, TripleOrder::LeftFirst, TripleOrder::RightFirst}) {
       const std::string what = "case " + std::to_string(index) + " asked " + KokkosSpGEMM::triple_order_name(order);
-      KokkosSpGEMM::Options o;
+      KokkosSpGEMM::GalerkinOptions o;
       o.triple_order = order;
-      KokkosSpGEMM::GalerkinHandle<Exec, double> h(o);
+      KokkosSpGEMM::GalerkinHandle<Exec, double> h({}, o);
       M ac;
       const auto dr = KokkosSpGEMM::copy_to(exec, r);
       const auto da = KokkosSpGEMM::copy_to(exec, a);

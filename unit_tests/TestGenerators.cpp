@@ -1,5 +1,7 @@
 // Generators against closed-form counts, structural properties and determinism.
 #include <KokkosSpGEMM.hpp>
+#include <io/KokkosSpGEMM_MatrixMarket.hpp>
+#include <testing/KokkosSpGEMM_Testing.hpp>
 
 #include <gtest/gtest.h>
 

@@ -77,13 +77,13 @@ TEST(TEST_CATEGORY, spgemm_rows_with_wrapping_columns) {
   for (const auto& [runs, run_length, a_len] :
        std::vector<std::tuple<int, int, int>>{{3, 300, 700}, {8, 120, 64}, {2, 1000, 20}}) {
     const auto [a, b] = wrapping_columns_case(runs, run_length, a_len);
-    for (const KokkosSpGEMM::Options& o : all_paths()) {
+    for (const TestOptions& o : all_paths()) {
       expect_matches_reference<Exec>(a, b, o, "wrapping columns, runs " + std::to_string(runs));
     }
-    KokkosSpGEMM::Options det;
+    TestOptions det;
     det.deterministic = true;
     expect_matches_reference<Exec>(a, b, det, "wrapping columns, deterministic");
-    check_reuse_rounds<Exec>(a, b, KokkosSpGEMM::Options(), "wrapping columns, reuse");
+    check_reuse_rounds<Exec>(a, b, TestOptions(), "wrapping columns, reuse");
   }
 }
 

@@ -19,10 +19,10 @@ TEST(TEST_CATEGORY, host_device_split_matches_reference) {
     const auto da = KokkosSpGEMM::copy_to(exec, a);
     const auto db = KokkosSpGEMM::copy_to(exec, b);
     for (double fraction : {0.0, 0.05, 0.3, 0.7, 1.0}) {
-      KokkosSpGEMM::Options o;
+      KokkosSpGEMM::SplitOptions o;
       o.host_fraction = fraction;
       KokkosSpGEMM::SplitReport report;
-      const auto c = KokkosSpGEMM::spgemm_split(exec, host, da, db, o, &report);
+      const auto c = KokkosSpGEMM::spgemm_split(exec, host, da, db, o, {}, &report);
       const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, b);
       EXPECT_TRUE(cmp.ok) << "case " << index << ", fraction " << fraction << ": " << cmp.message;
       EXPECT_LE(report.host_products, report.products);
@@ -32,10 +32,10 @@ TEST(TEST_CATEGORY, host_device_split_matches_reference) {
     ++index;
   }
   // On R-MAT a quarter of the products moves its hub rows to the host, near that share.
-  KokkosSpGEMM::Options o;
+  KokkosSpGEMM::SplitOptions o;
   o.host_fraction = 0.25;
   KokkosSpGEMM::SplitReport report;
-  KokkosSpGEMM::spgemm_split(exec, host, KokkosSpGEMM::copy_to(exec, rmat), KokkosSpGEMM::copy_to(exec, rmat), o,
+  KokkosSpGEMM::spgemm_split(exec, host, KokkosSpGEMM::copy_to(exec, rmat), KokkosSpGEMM::copy_to(exec, rmat), o, {},
                              &report);
   EXPECT_GT(report.host_products, 0);
   EXPECT_LT(report.host_products, 0.6 * report.products);
@@ -48,7 +48,7 @@ TEST(TEST_CATEGORY, host_device_split_errors) {
   Exec exec;
   Kokkos::DefaultHostExecutionSpace host;
   const auto a = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::uniform_random<double>(20, 10, 3, 1));
-  KokkosSpGEMM::Options o;
+  KokkosSpGEMM::SplitOptions o;
   o.host_fraction = 1.5;
   EXPECT_THROW(KokkosSpGEMM::spgemm_split(exec, host, a, KokkosSpGEMM::transpose(exec, a), o),
                KokkosSpGEMM::InvalidInput);

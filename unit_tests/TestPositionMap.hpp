@@ -31,8 +31,8 @@ inline HostCsr<double> repeated_columns_b() {
 }
 
 /// Both replay shapes on every backend (Auto takes tiles on GPUs, rows on CPUs).
-inline std::vector<KokkosSpGEMM::Options> position_map_paths() {
-  std::vector<KokkosSpGEMM::Options> paths(9);
+inline std::vector<TestOptions> position_map_paths() {
+  std::vector<TestOptions> paths(9);
   paths[1].scratch_bytes = 512;  // GPUs: sums of long rows in C, tables of long rows from the pool
   paths[2].sorted = false;
   paths[3].deterministic = true;
@@ -46,7 +46,7 @@ inline std::vector<KokkosSpGEMM::Options> position_map_paths() {
   return paths;
 }
 
-inline std::string replay_name(const KokkosSpGEMM::Options& o) {
+inline std::string replay_name(const TestOptions& o) {
   return o.reuse_replay == KokkosSpGEMM::ReplayShape::Tiles           ? ", tiles"
          : o.reuse_replay == KokkosSpGEMM::ReplayShape::Rows          ? ", rows"
          : o.reuse_replay == KokkosSpGEMM::ReplayShape::RowsInScratch ? ", rows in scratch"
@@ -85,7 +85,7 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
                                ", scratch " + std::to_string(o.scratch_bytes) + replay_name(o);
       // Products that compress 50 to 1 need more than the size of C, and so does A*P on GPUs (its 512 rows replay
       // with a team each, whose offsets per entry of A outweigh this C): those cases get a larger limit.
-      KokkosSpGEMM::Options limited = o;
+      TestOptions limited = o;
       if (name == "repeated columns in B" || name == "p3d7*P") limited.reuse_positions_bytes = std::size_t(1) << 24;
       const std::string d = check_reuse_rounds<Exec>(a, b, limited, what);
       EXPECT_NE(d.find("replayed from it"), std::string::npos) << what << "\n" << d;
@@ -99,14 +99,14 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   const std::string long_d = check_reuse_rounds<Exec>(long_a, long_b, {}, "long row");
   EXPECT_NE(long_d.find("gathered from hash tables"), std::string::npos) << long_d;
   EXPECT_NE(check_reuse_rounds<Exec>(p3d27, p3d27, {}, "p3d27").find("1 B a product"), std::string::npos);
-  KokkosSpGEMM::Options rows, tiles;
+  TestOptions rows, tiles;
   rows.reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
   tiles.reuse_replay = KokkosSpGEMM::ReplayShape::Tiles;
   const std::string large = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, rows, "p2d5(130), rows");
   EXPECT_NE(large.find("thread-rows/position-map"), std::string::npos) << large;
   // A thread's sums in its slice of scratch (no atomics): rows of up to 16 entries (bins of 2D 5-point's 5 to 13),
   // rows of many entries of B (3D 27-point's 125) in C's row, as are deterministic sums.
-  KokkosSpGEMM::Options in_scratch;
+  TestOptions in_scratch;
   in_scratch.reuse_replay = KokkosSpGEMM::ReplayShape::RowsInScratch;
   const std::string owned = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, in_scratch, "p2d5(130), in scratch");
   EXPECT_NE(owned.find("thread-rows/position-map"), std::string::npos) << owned;
@@ -138,7 +138,7 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   // Tiles: every mapped bin in runs of one width; tiles over many rows, and rows over many tiles (70,000 products);
   // threads that start past their tile's first row or entry (groups of lanes over short rows of B).
   for (const auto& [name, a, b] : cases) {
-    KokkosSpGEMM::Options limited = tiles;
+    TestOptions limited = tiles;
     // Tiles keep the products before each entry of A: A*P's 4,096 entries outweigh its C of 1,664.
     if (name == "repeated columns in B" || name == "p3d7*P") limited.reuse_positions_bytes = std::size_t(1) << 24;
     const std::string d = check_reuse_rounds<Exec>(a, b, limited, name + ", tiles only");
@@ -168,10 +168,10 @@ TEST(TEST_CATEGORY, position_map_keeps_within_its_byte_limit) {
   KokkosSpGEMM::spgemm_symbolic(exec, full, da, da, c);
   KokkosSpGEMM::spgemm_numeric(exec, full, da, da, c);
   KokkosSpGEMM::spgemm_numeric(exec, full, da, da, c);
-  const std::size_t whole = full.m_positions.bytes();
+  const std::size_t whole = KokkosSpGEMM::Impl::state(full).positions.bytes();
   ASSERT_GT(whole, 0u);
   // Half the bytes: some bins replayed, the others gathered from hash tables.
-  KokkosSpGEMM::Options half;
+  TestOptions half;
   half.reuse_positions_bytes = whole / 2;
   std::string d = check_reuse_rounds<Exec>(a, a, half, "half the map");
   EXPECT_NE(d.find("replayed from it"), std::string::npos) << d;
@@ -180,14 +180,14 @@ TEST(TEST_CATEGORY, position_map_keeps_within_its_byte_limit) {
   KokkosSpGEMM::spgemm_symbolic(exec, limited, da, da, c);
   KokkosSpGEMM::spgemm_numeric(exec, limited, da, da, c);
   KokkosSpGEMM::spgemm_numeric(exec, limited, da, da, c);
-  EXPECT_LE(limited.m_positions.bytes(), half.reuse_positions_bytes);
+  EXPECT_LE(KokkosSpGEMM::Impl::state(limited).positions.bytes(), half.reuse_positions_bytes);
   // No bin fits: no map, the gathers serve every row.
-  KokkosSpGEMM::Options none;
+  TestOptions none;
   none.reuse_positions_bytes = 1;
   d = check_reuse_rounds<Exec>(a, a, none, "no map");
   EXPECT_NE(d.find("no bin within"), std::string::npos) << d;
   // Off: no map at all.
-  KokkosSpGEMM::Options off;
+  TestOptions off;
   off.reuse_positions = false;
   d = check_reuse_rounds<Exec>(a, a, off, "map off");
   EXPECT_EQ(d.find("position map"), std::string::npos) << d;
@@ -202,17 +202,18 @@ TEST(TEST_CATEGORY, position_map_tiles_keep_within_the_byte_limit) {
   // 4,900 rows of 2D 5-point: rows of B of 5 (4 lanes a tile), 122,500 products.
   const auto a = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(70);
   const auto da = KokkosSpGEMM::copy_to(exec, a);
-  KokkosSpGEMM::Options tiles;
+  TestOptions tiles;
   tiles.reuse_replay = KokkosSpGEMM::ReplayShape::Tiles;
-  auto made = [&](const KokkosSpGEMM::Options& o) {
+  auto made = [&](const TestOptions& o) {
     KokkosSpGEMM::Handle<Exec, double> handle(o);
     KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
     KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);
     KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
     KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);  // makes the map
-    return std::make_pair(handle.m_positions.bytes(), handle.m_positions.tile_products);
+    return std::make_pair(KokkosSpGEMM::Impl::state(handle).positions.bytes(),
+                          KokkosSpGEMM::Impl::state(handle).positions.tile_products);
   };
-  KokkosSpGEMM::Options roomy = tiles;
+  TestOptions roomy = tiles;
   roomy.reuse_positions_bytes = std::size_t(1) << 28;
   const auto [whole, few] = made(roomy);
   ASSERT_GT(whole, 0u);
@@ -220,7 +221,7 @@ TEST(TEST_CATEGORY, position_map_tiles_keep_within_the_byte_limit) {
   const bool gpu = KokkosSpGEMM::BackendTraits<Exec>::is_gpu;
   if (gpu) EXPECT_LT(few, 16) << "tiles of " << few << " products";
   for (int percent : {100, 90, 80, 70, 60, 50, 30}) {
-    KokkosSpGEMM::Options o = tiles;
+    TestOptions o = tiles;
     o.reuse_positions_bytes = whole * static_cast<std::size_t>(percent) / 100;
     const auto [bytes, tile] = made(o);
     EXPECT_LE(bytes, o.reuse_positions_bytes) << percent << "% of the map, tiles of " << tile << " products";
@@ -244,7 +245,7 @@ TEST(TEST_CATEGORY, position_map_deterministic_reuse_gives_the_reference_bits) {
   const std::vector<std::pair<HostCsr<double>, HostCsr<double>>> cases = {
       {rmat, rmat}, {long_a, long_b}, {random, random}};
   for (int scratch : {0, 512}) {
-    KokkosSpGEMM::Options o;
+    TestOptions o;
     o.deterministic = true;
     o.scratch_bytes = scratch;
     for (const auto& [a, b] : cases) {
@@ -286,7 +287,9 @@ TEST(TEST_CATEGORY, position_map_notices_changed_columns_of_c) {
     KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
     KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
     KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);  // makes the map
-    ASSERT_TRUE(handle.m_positions.made() && !handle.m_positions.mapped.empty()) << what;
+    ASSERT_TRUE(KokkosSpGEMM::Impl::state(handle).positions.made() &&
+                !KokkosSpGEMM::Impl::state(handle).positions.mapped.empty())
+        << what;
 
     // Rows reversed by hand (still this product's columns): the map is made again for them and they stay reversed.
     auto hc = KokkosSpGEMM::to_host(c);
@@ -328,7 +331,7 @@ TEST(TEST_CATEGORY, position_map_notices_changed_columns_of_c) {
       cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, o.sorted);
       EXPECT_TRUE(cmp.ok) << what << ", after the full phase, round " << round << ": " << cmp.message;
     }
-    EXPECT_TRUE(handle.m_positions.made()) << what;
+    EXPECT_TRUE(KokkosSpGEMM::Impl::state(handle).positions.made()) << what;
   }
 }
 

@@ -1,5 +1,7 @@
 // The reference SpGEMM against hand-computed and independent dense products, and the checkers' ability to fail.
 #include <KokkosSpGEMM.hpp>
+#include <io/KokkosSpGEMM_MatrixMarket.hpp>
+#include <testing/KokkosSpGEMM_Testing.hpp>
 
 #include <gtest/gtest.h>
 

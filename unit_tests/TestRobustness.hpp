@@ -23,7 +23,7 @@ TEST(TEST_CATEGORY, deterministic_mode_sums_in_reference_order) {
     const auto da = KokkosSpGEMM::copy_to(exec, a);
     const auto db = KokkosSpGEMM::copy_to(exec, b);
     for (int scratch : {0, 512}) {  // other tables, team shapes and level-2 spills: the same bits
-      KokkosSpGEMM::Options o;
+      TestOptions o;
       o.deterministic = true;
       o.scratch_bytes = scratch;
       for (int run = 0; run < 2; ++run) {
@@ -42,7 +42,7 @@ TEST(TEST_CATEGORY, memory_budget_bounds_the_pools_and_refuses_what_cannot_fit) 
   const auto a = KokkosSpGEMM::rmat<double, int, int>(11, 8, 4);
   const auto da = KokkosSpGEMM::copy_to(exec, a);
   // Unbounded, for the sizes.
-  KokkosSpGEMM::Options tiny_scratch;
+  TestOptions tiny_scratch;
   tiny_scratch.algorithm = KokkosSpGEMM::Algorithm::Hash;
   tiny_scratch.scratch_bytes = 512;  // long rows need level-2 tables from the pool
   KokkosSpGEMM::Handle<Exec, double> free_handle(tiny_scratch);
@@ -51,7 +51,7 @@ TEST(TEST_CATEGORY, memory_budget_bounds_the_pools_and_refuses_what_cannot_fit) 
   KokkosSpGEMM::spgemm_numeric(exec, free_handle, da, da, c);
   const std::size_t c_bytes = c.nnz() * (sizeof(int) + sizeof(double)) + c.row_map().span() * sizeof(int);
   // A budget of C plus a little: the pools shrink, the result is still right and the peak stays in the budget.
-  KokkosSpGEMM::Options bounded = tiny_scratch;
+  TestOptions bounded = tiny_scratch;
   bounded.memory_budget_bytes = c_bytes + free_handle.peak_extra_bytes() / 4 + 64 * 1024;
   KokkosSpGEMM::Handle<Exec, double> handle(bounded);
   KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c2;
@@ -61,7 +61,7 @@ TEST(TEST_CATEGORY, memory_budget_bounds_the_pools_and_refuses_what_cannot_fit) 
   EXPECT_TRUE(cmp.ok) << cmp.message;
   EXPECT_LE(handle.peak_extra_bytes(), bounded.memory_budget_bytes) << handle.describe();
   // A budget smaller than C: refused before the numeric phase touches C, with the sizes in the message.
-  KokkosSpGEMM::Options small = tiny_scratch;
+  TestOptions small = tiny_scratch;
   small.memory_budget_bytes = c_bytes / 2;
   KokkosSpGEMM::Handle<Exec, double> refused(small);
   KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c3;
@@ -101,7 +101,7 @@ TEST(TEST_CATEGORY, memory_budget_splits_rows_into_blocks) {
   KokkosSpGEMM::spgemm_symbolic(exec, free_handle, da, db, c0);
   const std::size_t c_bytes = static_cast<std::size_t>(free_handle.nnz()) * 12 + (a.num_rows() + 1) * sizeof(int);
   for (const auto& o0 : all_paths()) {
-    KokkosSpGEMM::Options o = o0;
+    TestOptions o = o0;
     o.memory_budget_bytes = c_bytes + free_handle.kept_bytes() + 200000;
     KokkosSpGEMM::Handle<Exec, double> h(o);
     M c;
@@ -136,7 +136,7 @@ TEST(TEST_CATEGORY, dense_bins_share_one_pool) {
   const auto rmat = KokkosSpGEMM::rmat<double, int, int>(11, 8, 5);
   const auto wide = KokkosSpGEMM::uniform_random<double, int, int>(2048, 70000, 6, 9);
   for (const std::size_t limit : {std::size_t(0), std::size_t(1)}) {
-    KokkosSpGEMM::Options o;
+    TestOptions o;
     o.algorithm = KokkosSpGEMM::Algorithm::Dense;
     o.pool_bytes_limit = limit;
     expect_matches_reference<Exec>(rmat, rmat, o, "R-MAT, pool limit " + std::to_string(limit));
@@ -169,7 +169,7 @@ void check_dense_sorted_output(int width) {
       {{5, S(1)}},
       {{0, S(1)}, {0, S(-1)}}};  // cancellation keeps the entries with value 0
   const auto a = csr_from_rows<S>(8, 6, a_rows);
-  KokkosSpGEMM::Options o;
+  TestOptions o;
   o.algorithm = KokkosSpGEMM::Algorithm::Dense;
   expect_matches_reference<Exec>(a, b, o, "dense, sorted");
   o.sorted = false;
@@ -210,7 +210,7 @@ TEST(TEST_CATEGORY, dense_numeric_with_and_without_branches) {
       {"12 columns", narrow_a, narrow, false}};
   for (const auto& [name, x, y, branch_free] : cases) {
     for (bool sorted : {true, false}) {
-      KokkosSpGEMM::Options o;
+      TestOptions o;
       o.algorithm = KokkosSpGEMM::Algorithm::Dense;
       o.sorted = sorted;
       KokkosSpGEMM::Handle<Exec, double> handle(o);
@@ -218,8 +218,8 @@ TEST(TEST_CATEGORY, dense_numeric_with_and_without_branches) {
       const auto dx = KokkosSpGEMM::copy_to(exec, x);
       const auto dy = KokkosSpGEMM::copy_to(exec, y);
       KokkosSpGEMM::spgemm_symbolic(exec, handle, dx, dy, c);
-      ASSERT_EQ(handle.m_numeric_configs.size(), 1u) << name;
-      EXPECT_EQ(handle.m_numeric_configs[0].dense_branch_free, branch_free)
+      ASSERT_EQ(KokkosSpGEMM::Impl::state(handle).numeric_configs.size(), 1u) << name;
+      EXPECT_EQ(KokkosSpGEMM::Impl::state(handle).numeric_configs[0].dense_branch_free, branch_free)
           << name << ": products " << handle.products() << ", nnz(C) " << handle.nnz();
       KokkosSpGEMM::spgemm_numeric(exec, handle, dx, dy, c);
       const auto cmp = KokkosSpGEMM::compare_to_reference(c, x, y, sorted);
@@ -252,7 +252,7 @@ TEST(TEST_CATEGORY, dense_symbolic_from_compressed_b) {
   for (const auto& [a, b] : cases) {
     const auto da = KokkosSpGEMM::copy_to(exec, a);
     const auto db = KokkosSpGEMM::copy_to(exec, b);
-    KokkosSpGEMM::Options plain;
+    TestOptions plain;
     plain.algorithm = KokkosSpGEMM::Algorithm::Dense;
     plain.symbolic_compression_ratio = 0;
     KokkosSpGEMM::Handle<Exec, double> plain_handle(plain);
@@ -260,7 +260,7 @@ TEST(TEST_CATEGORY, dense_symbolic_from_compressed_b) {
     KokkosSpGEMM::spgemm_symbolic(exec, plain_handle, da, db, c_plain);
     const auto plain_rows = KokkosSpGEMM::to_host(c_plain).row_map();
     for (const std::size_t budget : {std::size_t(0), std::size_t(1) << 24}) {
-      KokkosSpGEMM::Options o = plain;
+      TestOptions o = plain;
       o.symbolic_compression_ratio = 1;
       o.memory_budget_bytes = budget;
       KokkosSpGEMM::Handle<Exec, double> h(o);
@@ -285,7 +285,7 @@ TEST(TEST_CATEGORY, allocation_failure_is_out_of_memory) {
   const O cols = O(1) << 40;
   const auto a = csr_from_rows<double, O, O>(2, 2, {{{0, 1.0}}, {{1, 2.0}}});
   const auto b = csr_from_rows<double, O, O>(2, cols, {{{0, 1.0}, {cols - 1, 1.0}}, {{5, 3.0}}});
-  KokkosSpGEMM::Options o;
+  TestOptions o;
   o.algorithm = KokkosSpGEMM::Algorithm::Dense;
   KokkosSpGEMM::Handle<Exec, double, O, O> handle(o);
   KokkosSpGEMM::CsrMatrix<double, O, O, Exec::memory_space> c;
@@ -410,17 +410,20 @@ TEST(TEST_CATEGORY, single_use_analysis_takes_its_permutations_from_the_cache) {
   // R-MAT rows fall in many bins: both phases bin them on GPUs (the CPU dense accumulator takes rows in order).
   const auto a = KokkosSpGEMM::rmat<double, int, int>(12, 8, 7);
   const auto da = KokkosSpGEMM::copy_to(exec, a);
-  KokkosSpGEMM::Options o;
+  TestOptions o;
   o.check_structure = true;
   for (const bool single_use : {true, false}) {
     KokkosSpGEMM::Handle<Exec, double, int, int> h(o);
-    h.m_single_use = single_use;  // what spgemm's one-shot sets
+    KokkosSpGEMM::Impl::state(h).single_use = single_use;  // what spgemm's one-shot sets
     KokkosSpGEMM::CsrMatrix<double, int, int, typename Exec::memory_space> c;
     KokkosSpGEMM::spgemm_symbolic(exec, h, da, da, c);
-    const bool binned = h.m_numeric_bins.perm.extent(0) > 0;
-    EXPECT_EQ(h.m_numeric_bins.perm_block != nullptr, single_use && cached && binned) << "single use " << single_use;
+    const bool binned = KokkosSpGEMM::Impl::state(h).numeric_bins.perm.extent(0) > 0;
+    EXPECT_EQ(KokkosSpGEMM::Impl::state(h).numeric_bins.perm_block != nullptr, single_use && cached && binned)
+        << "single use " << single_use;
     // Structure hashes only for an analysis that later calls are compared with.
-    EXPECT_EQ(h.m_signature.a_hash != 0 && h.m_signature.b_hash != 0, !single_use) << "single use " << single_use;
+    EXPECT_EQ(KokkosSpGEMM::Impl::state(h).signature.a_hash != 0 && KokkosSpGEMM::Impl::state(h).signature.b_hash != 0,
+              !single_use)
+        << "single use " << single_use;
     KokkosSpGEMM::spgemm_numeric(exec, h, da, da, c);
     EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok) << "single use " << single_use;
   }

@@ -55,7 +55,7 @@ TEST_P(SharedMatrix, times_itself_matches_reference_and_manifest) {
   // the bins' counts: both must give the manifest's products and the longest row's.
   const std::int64_t longest = product_totals(a, b).second;
   EXPECT_EQ(handle.max_row_products(), longest);
-  KokkosSpGEMM::Options hashed;
+  TestOptions hashed;
   hashed.algorithm = KokkosSpGEMM::Algorithm::Hash;
   KokkosSpGEMM::Handle<Exec, double> binned(hashed);
   KokkosSpGEMM::spgemm_symbolic(exec, binned, da, db, c);

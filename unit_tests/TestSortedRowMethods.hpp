@@ -26,17 +26,17 @@ inline std::vector<KokkosSpGEMM::Algorithm> seed_methods() {
 }
 
 /// Every seed method, with the default scratch and with 512 bytes (ESC and merge rows then take pool chunks).
-inline std::vector<KokkosSpGEMM::Options> seed_paths() {
-  std::vector<KokkosSpGEMM::Options> paths;
+inline std::vector<TestOptions> seed_paths() {
+  std::vector<TestOptions> paths;
   for (auto m : seed_methods()) {
-    KokkosSpGEMM::Options o;
+    TestOptions o;
     o.algorithm = m;
     paths.push_back(o);
     o.scratch_bytes = 512;
     paths.push_back(o);
   }
   // A pool of one chunk: ESC/merge rows that overflow scratch wait for each other.
-  KokkosSpGEMM::Options one_chunk;
+  TestOptions one_chunk;
   one_chunk.algorithm = KokkosSpGEMM::Algorithm::Merge;
   one_chunk.scratch_bytes = 512;
   one_chunk.pool_bytes_limit = 1;
@@ -96,7 +96,7 @@ TEST(TEST_CATEGORY, seed_methods_long_row_and_duplicates_in_b) {
   }
   // RMerge's handle takes its product totals from the bins' count pass, as the binned paths do.
   TEST_EXECSPACE exec;
-  KokkosSpGEMM::Options rmerge;
+  TestOptions rmerge;
   rmerge.algorithm = KokkosSpGEMM::Algorithm::RMerge;
   KokkosSpGEMM::Handle<TEST_EXECSPACE, double> handle(rmerge);
   KokkosSpGEMM::CsrMatrix<double, int, int, TEST_EXECSPACE::memory_space> c;
@@ -115,7 +115,7 @@ TEST(TEST_CATEGORY, seed_methods_reuse_with_new_values) {
   const auto p = KokkosSpGEMM::aggregation_prolongator<double, int, int>(8, 2, true);
   const auto a3 = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(8);
   for (auto m : seed_methods()) {
-    KokkosSpGEMM::Options o;
+    TestOptions o;
     o.algorithm = m;
     for (int which = 0; which < 2; ++which) {
       const auto& left = which == 0 ? a : a3;
@@ -151,7 +151,7 @@ TEST(TEST_CATEGORY, seed_methods_shared_matrices) {
     const auto da = KokkosSpGEMM::copy_to(exec, a);
     const auto db = KokkosSpGEMM::copy_to(exec, b);
     for (auto m : seed_methods()) {
-      KokkosSpGEMM::Options o;
+      TestOptions o;
       o.algorithm = m;
       const auto cmp = KokkosSpGEMM::compare_to_reference(KokkosSpGEMM::spgemm(exec, da, db, o), reference);
       EXPECT_TRUE(cmp.ok) << name << " " << KokkosSpGEMM::algorithm_name(m) << ": " << cmp.message;
@@ -170,7 +170,7 @@ TEST(TEST_CATEGORY, seed_methods_merge_in_a_order) {
   const auto da = KokkosSpGEMM::copy_to(exec, a);
   using A = KokkosSpGEMM::Algorithm;
   for (auto m : {A::Heap, A::Merge, A::SegMerge, A::RMerge}) {
-    KokkosSpGEMM::Options o;
+    TestOptions o;
     o.algorithm = m;
     const auto c = KokkosSpGEMM::to_host(KokkosSpGEMM::spgemm(exec, da, da, o));
     const auto again = KokkosSpGEMM::to_host(KokkosSpGEMM::spgemm(exec, da, da, o));
@@ -198,7 +198,7 @@ TEST(TEST_CATEGORY, seed_methods_unsorted_b) {
   const auto db = KokkosSpGEMM::copy_to(exec, b);
   using A = KokkosSpGEMM::Algorithm;
   for (auto m : {A::Heap, A::Merge, A::SegMerge, A::BhSparse, A::RMerge}) {
-    KokkosSpGEMM::Options o;
+    TestOptions o;
     o.algorithm = m;
     try {
       KokkosSpGEMM::spgemm(exec, da, db, o);
@@ -207,7 +207,7 @@ TEST(TEST_CATEGORY, seed_methods_unsorted_b) {
       EXPECT_NE(std::string(e.what()).find("row 2 of B"), std::string::npos) << e.what();
     }
   }
-  KokkosSpGEMM::Options esc;
+  TestOptions esc;
   esc.algorithm = A::Esc;
   expect_matches_reference<Exec>(a, b, esc, "ESC with unsorted B");
 }
@@ -229,7 +229,7 @@ TEST(TEST_CATEGORY, auto_merges_long_incompressible_bins) {
   }
   // Auto merges only where wide rows keep hash tables (where the bitmap accumulator serves, it skips merging:
   // B's 200,000 columns fit a team's scratch as a bitmap; TestWideRows covers that choice).
-  KokkosSpGEMM::Options hashed_wide_rows;
+  TestOptions hashed_wide_rows;
   hashed_wide_rows.wide_rows = KokkosSpGEMM::WideRows::Hash;
   for (int sorted_b = 0; sorted_b < 2; ++sorted_b) {
     const auto& right = sorted_b ? b : b_reversed;

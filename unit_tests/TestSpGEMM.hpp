@@ -191,7 +191,7 @@ TEST(TEST_CATEGORY, spgemm_sorted_rows_of_every_size) {
     const auto [a, b] = rows_of_every_size_case(dup);
     const std::string what = dup ? "rows of every size, repeated columns" : "rows of every size";
     for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, b, o, what);
-    KokkosSpGEMM::Options deterministic;
+    TestOptions deterministic;
     deterministic.deterministic = true;
     expect_matches_reference<TEST_EXECSPACE>(a, b, deterministic, what + ", deterministic");
   }

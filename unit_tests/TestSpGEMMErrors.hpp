@@ -75,7 +75,7 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
   const auto bad_row_map = broken([&](auto& m) { m.row_map()(n / 2) = m.row_map()(n / 2 + 1) + 1; });
   for (const auto shape : {KokkosSpGEMM::ReplayShape::Auto, KokkosSpGEMM::ReplayShape::Tiles,
                            KokkosSpGEMM::ReplayShape::Rows, KokkosSpGEMM::ReplayShape::RowsInScratch}) {
-    KokkosSpGEMM::Options o;
+    TestOptions o;
     o.reuse_replay = shape;
     KokkosSpGEMM::Handle<Exec, double> handle(o);
     KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;

@@ -25,7 +25,7 @@ TEST(TEST_CATEGORY, reuse_refreshes_values_in_the_columns_of_c) {
       {KokkosSpGEMM::rmat<double, int, int>(8, 6, 11), KokkosSpGEMM::poisson_2d_5pt<double, int, int>(16)},
       {long_a, long_b}};
   auto paths = all_paths();
-  paths.push_back(KokkosSpGEMM::Options());
+  paths.push_back(TestOptions());
   paths.back().deterministic = true;
   for (std::size_t p = 0; p < paths.size(); ++p) {
     for (std::size_t m = 0; m < cases.size(); ++m) {
@@ -75,7 +75,7 @@ TEST(TEST_CATEGORY, reuse_refreshes_values_in_the_columns_of_c) {
       // With reuse_columns off the full phase runs every time: reversed rows come back sorted.
       if (paths[p].sorted) {
         Kokkos::deep_copy(c.entries(), hc.entries());
-        handle.options().reuse_columns = false;
+        handle.tuning().reuse_columns = false;
         KokkosSpGEMM::spgemm_numeric(exec, handle, da2, db2, c);
         cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, true);
         EXPECT_TRUE(cmp.ok) << what << " with reuse_columns off: " << cmp.message;
@@ -107,7 +107,7 @@ TEST(TEST_CATEGORY, reuse_with_same_counts_other_pattern_throws_when_checking) {
   // Same shape and nnz, one column moved.
   const auto a = csr_from_rows<double>(3, 3, {{{0, 1.0}}, {{1, 1.0}}, {{2, 1.0}}});
   const auto a_moved = csr_from_rows<double>(3, 3, {{{0, 1.0}}, {{2, 1.0}}, {{2, 1.0}}});
-  KokkosSpGEMM::Options o;
+  TestOptions o;
   o.check_structure = true;
   KokkosSpGEMM::Handle<Exec, double> handle(o);
   KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
@@ -121,7 +121,7 @@ TEST(TEST_CATEGORY, describe_lists_bins_and_pool) {
   using Exec = TEST_EXECSPACE;
   Exec exec;
   const auto a = KokkosSpGEMM::rmat<double, int, int>(9, 8, 3);
-  KokkosSpGEMM::Options o;
+  TestOptions o;
   o.algorithm = KokkosSpGEMM::Algorithm::Hash;
   o.scratch_bytes = 512;
   KokkosSpGEMM::Handle<Exec, double> handle(o);

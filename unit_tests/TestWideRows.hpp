@@ -15,8 +15,8 @@ namespace KokkosSpGEMMTest {
 /// table, large enough for the bitmap of B's columns in every case below.
 constexpr int wide_rows_scratch = 8192;
 
-inline std::vector<KokkosSpGEMM::Options> wide_row_paths() {
-  std::vector<KokkosSpGEMM::Options> paths(5);
+inline std::vector<TestOptions> wide_row_paths() {
+  std::vector<TestOptions> paths(5);
   for (auto& o : paths) {
     o.wide_rows = KokkosSpGEMM::WideRows::Bitmap;
     o.scratch_bytes = wide_rows_scratch;
@@ -29,14 +29,14 @@ inline std::vector<KokkosSpGEMM::Options> wide_row_paths() {
   return paths;
 }
 
-inline std::string wide_row_name(const KokkosSpGEMM::Options& o) {
+inline std::string wide_row_name(const TestOptions& o) {
   return std::string(KokkosSpGEMM::algorithm_name(o.algorithm)) + (o.sorted ? "" : ", unsorted") +
          (o.deterministic ? ", deterministic" : "") + (o.pool_bytes_limit == 1 ? ", pool of 1 byte" : "");
 }
 
 /// The handle's description of a one-shot with o (to see which kernels ran).
 template <class ExecSpace, class S, class O, class F>
-std::string describe_product(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b, const KokkosSpGEMM::Options& o) {
+std::string describe_product(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b, const TestOptions& o) {
   ExecSpace exec;
   KokkosSpGEMM::Handle<ExecSpace, S, O, F> handle(o);
   KokkosSpGEMM::CsrMatrix<S, O, F, typename ExecSpace::memory_space> c;
@@ -49,7 +49,7 @@ std::string describe_product(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& 
 
 TEST(TEST_CATEGORY, wide_rows_bitmap_takes_the_long_rows) {
   const auto [a, b] = one_long_row_case();
-  KokkosSpGEMM::Options o = wide_row_paths()[0];
+  TestOptions o = wide_row_paths()[0];
   const std::string d = describe_product<TEST_EXECSPACE>(a, b, o);
   EXPECT_NE(d.find("team-row/bitmap-dense"), std::string::npos) << d;
   o.wide_rows = KokkosSpGEMM::WideRows::Hash;
@@ -105,7 +105,7 @@ TEST(TEST_CATEGORY, wide_rows_bitmap_matches_the_reference) {
 TEST(TEST_CATEGORY, wide_rows_bitmap_deterministic_bits) {
   // One thread per row sums in A's then B's order, as the reference does: the same bits.
   const auto rmat = KokkosSpGEMM::rmat<double, int, int>(10, 8, 9);
-  const KokkosSpGEMM::Options o = wide_row_paths()[2];
+  const TestOptions o = wide_row_paths()[2];
   using Exec = TEST_EXECSPACE;
   Exec exec;
   const auto d = KokkosSpGEMM::copy_to(exec, rmat);
@@ -145,7 +145,7 @@ TEST(TEST_CATEGORY, wide_rows_bitmap_reuse_notices_changed_columns) {
   const auto a2 = with_new_values(a, -1.5, 1.0);
   const auto da = KokkosSpGEMM::copy_to(exec, a);
   const auto da2 = KokkosSpGEMM::copy_to(exec, a2);
-  KokkosSpGEMM::Options o = wide_row_paths()[0];
+  TestOptions o = wide_row_paths()[0];
   o.reuse_positions = false;
   KokkosSpGEMM::Handle<Exec, double> handle(o);
   DeviceCsr c;

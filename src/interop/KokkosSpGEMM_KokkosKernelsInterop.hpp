@@ -9,7 +9,7 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
 #include <KokkosSpGEMM_SpGEMM.hpp>
-#include <KokkosSpGEMM_Transpose.hpp>
+#include <operations/KokkosSpGEMM_Transpose.hpp>
 
 #include <KokkosKernels_config.h>
 #include <KokkosKernels_Handle.hpp>
@@ -89,14 +89,21 @@ class SpGEMMHandle {
  public:
   using execution_space = ExecSpace;
   using memory_space = typename ExecSpace::memory_space;
-  explicit SpGEMMHandle(const Options& options = Options()) : m_product(options) {}
-  const Handle<ExecSpace, Scalar, Ordinal, Offset>& product() const { return m_product; }
-  std::int64_t nnz() const { return m_product.nnz(); }
+  explicit SpGEMMHandle(const Options& options = Options(), const Tuning& tuning = Tuning())
+      : m_state{Handle<ExecSpace, Scalar, Ordinal, Offset>(options, tuning)} {}
+  const Handle<ExecSpace, Scalar, Ordinal, Offset>& product() const { return m_state.product; }
+  std::int64_t nnz() const { return m_state.product.nnz(); }
 
-  // Kept public for the entry points; not part of the stable API.
-  Handle<ExecSpace, Scalar, Ordinal, Offset> m_product;
-  bool m_trans_a = false, m_trans_b = false;
-  TransposeWithSource<Scalar, Ordinal, Offset, memory_space> m_at, m_bt;
+ private:
+  friend struct KokkosSpGEMM::Impl::HandleAccess;
+
+  // The transposes and the product's analysis, made by the entry points below through Impl::HandleAccess.
+  struct State {
+    Handle<ExecSpace, Scalar, Ordinal, Offset> product;
+    bool trans_a = false, trans_b = false;
+    TransposeWithSource<Scalar, Ordinal, Offset, memory_space> at, bt;
+  };
+  State m_state;
 };
 
 /// The handle for C = A*B where C has type KKMatrix.
@@ -112,19 +119,24 @@ void spgemm_symbolic(SpGEMMHandle<ExecSpace, S, O, F>& kh, const AMatrix& a, boo
   ExecSpace exec;
   const auto our_a = Impl::view_of(a);
   const auto our_b = Impl::view_of(b);
-  kh.m_trans_a = trans_a;
-  kh.m_trans_b = trans_b;
-  kh.m_at = trans_a ? transpose_with_source<F>(exec, our_a) : decltype(kh.m_at)();
-  kh.m_bt = trans_b ? transpose_with_source<F>(exec, our_b) : decltype(kh.m_bt)();
+  KokkosSpGEMM::Impl::state(kh).trans_a = trans_a;
+  KokkosSpGEMM::Impl::state(kh).trans_b = trans_b;
+  KokkosSpGEMM::Impl::state(kh).at =
+      trans_a ? transpose_with_source<F>(exec, our_a) : decltype(KokkosSpGEMM::Impl::state(kh).at)();
+  KokkosSpGEMM::Impl::state(kh).bt =
+      trans_b ? transpose_with_source<F>(exec, our_b) : decltype(KokkosSpGEMM::Impl::state(kh).bt)();
   CsrMatrix<S, O, F, typename ExecSpace::memory_space> ours;
   if (trans_a && trans_b) {
-    KokkosSpGEMM::spgemm_symbolic(exec, kh.m_product, kh.m_at.t, kh.m_bt.t, ours);
+    KokkosSpGEMM::spgemm_symbolic(exec, KokkosSpGEMM::Impl::state(kh).product, KokkosSpGEMM::Impl::state(kh).at.t,
+                                  KokkosSpGEMM::Impl::state(kh).bt.t, ours);
   } else if (trans_a) {
-    KokkosSpGEMM::spgemm_symbolic(exec, kh.m_product, kh.m_at.t, our_b, ours);
+    KokkosSpGEMM::spgemm_symbolic(exec, KokkosSpGEMM::Impl::state(kh).product, KokkosSpGEMM::Impl::state(kh).at.t,
+                                  our_b, ours);
   } else if (trans_b) {
-    KokkosSpGEMM::spgemm_symbolic(exec, kh.m_product, our_a, kh.m_bt.t, ours);
+    KokkosSpGEMM::spgemm_symbolic(exec, KokkosSpGEMM::Impl::state(kh).product, our_a,
+                                  KokkosSpGEMM::Impl::state(kh).bt.t, ours);
   } else {
-    KokkosSpGEMM::spgemm_symbolic(exec, kh.m_product, our_a, our_b, ours);
+    KokkosSpGEMM::spgemm_symbolic(exec, KokkosSpGEMM::Impl::state(kh).product, our_a, our_b, ours);
   }
   typename CMatrix::index_type::non_const_type entries(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Interop::C::entries"), kh.nnz());
@@ -138,9 +150,10 @@ void spgemm_symbolic(SpGEMMHandle<ExecSpace, S, O, F>& kh, const AMatrix& a, boo
 template <class ExecSpace, class S, class O, class F, class AMatrix, class BMatrix, class CMatrix>
 void spgemm_numeric(SpGEMMHandle<ExecSpace, S, O, F>& kh, const AMatrix& a, bool trans_a, const BMatrix& b,
                     bool trans_b, CMatrix& c) {
-  KOKKOSSPGEMM_REQUIRE(trans_a == kh.m_trans_a && trans_b == kh.m_trans_b, HandleMismatch, "spgemm_numeric",
-                       "the transpose modes differ from those of spgemm_symbolic");
-  KOKKOSSPGEMM_REQUIRE(kh.m_product.has_analysis(), HandleMismatch, "spgemm_numeric",
+  KOKKOSSPGEMM_REQUIRE(
+      trans_a == KokkosSpGEMM::Impl::state(kh).trans_a && trans_b == KokkosSpGEMM::Impl::state(kh).trans_b,
+      HandleMismatch, "spgemm_numeric", "the transpose modes differ from those of spgemm_symbolic");
+  KOKKOSSPGEMM_REQUIRE(KokkosSpGEMM::Impl::state(kh).product.has_analysis(), HandleMismatch, "spgemm_numeric",
                        "the handle holds no analysis: call spgemm_symbolic first");
   KOKKOSSPGEMM_REQUIRE(static_cast<std::int64_t>(c.graph.entries.extent(0)) == kh.nnz() &&
                            static_cast<std::int64_t>(c.values.extent(0)) == kh.nnz(),
@@ -151,16 +164,19 @@ void spgemm_numeric(SpGEMMHandle<ExecSpace, S, O, F>& kh, const AMatrix& a, bool
   const auto our_a = Impl::view_of(a);
   const auto our_b = Impl::view_of(b);
   auto ours = Impl::view_of(c);
-  if (trans_a) refresh_transpose_values(exec, kh.m_at, our_a);
-  if (trans_b) refresh_transpose_values(exec, kh.m_bt, our_b);
+  if (trans_a) refresh_transpose_values(exec, KokkosSpGEMM::Impl::state(kh).at, our_a);
+  if (trans_b) refresh_transpose_values(exec, KokkosSpGEMM::Impl::state(kh).bt, our_b);
   if (trans_a && trans_b) {
-    KokkosSpGEMM::spgemm_numeric(exec, kh.m_product, kh.m_at.t, kh.m_bt.t, ours);
+    KokkosSpGEMM::spgemm_numeric(exec, KokkosSpGEMM::Impl::state(kh).product, KokkosSpGEMM::Impl::state(kh).at.t,
+                                 KokkosSpGEMM::Impl::state(kh).bt.t, ours);
   } else if (trans_a) {
-    KokkosSpGEMM::spgemm_numeric(exec, kh.m_product, kh.m_at.t, our_b, ours);
+    KokkosSpGEMM::spgemm_numeric(exec, KokkosSpGEMM::Impl::state(kh).product, KokkosSpGEMM::Impl::state(kh).at.t, our_b,
+                                 ours);
   } else if (trans_b) {
-    KokkosSpGEMM::spgemm_numeric(exec, kh.m_product, our_a, kh.m_bt.t, ours);
+    KokkosSpGEMM::spgemm_numeric(exec, KokkosSpGEMM::Impl::state(kh).product, our_a, KokkosSpGEMM::Impl::state(kh).bt.t,
+                                 ours);
   } else {
-    KokkosSpGEMM::spgemm_numeric(exec, kh.m_product, our_a, our_b, ours);
+    KokkosSpGEMM::spgemm_numeric(exec, KokkosSpGEMM::Impl::state(kh).product, our_a, our_b, ours);
   }
 }
 

@@ -4,7 +4,7 @@
 #define KOKKOSSPGEMM_INPUTSPEC_HPP
 
 #include <KokkosSpGEMM_Errors.hpp>
-#include <KokkosSpGEMM_Generators.hpp>
+#include <testing/KokkosSpGEMM_Generators.hpp>
 #include <io/KokkosSpGEMM_MatrixMarket.hpp>
 
 #include <cstdint>

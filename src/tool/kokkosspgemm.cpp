@@ -2,6 +2,8 @@
 // execution space and reports sizes, times, GFLOP/s, memory and the bins chosen; `rap` forms a Galerkin product
 // R*A*P; `transpose` writes A^T.
 #include <KokkosSpGEMM.hpp>
+#include <io/KokkosSpGEMM_MatrixMarket.hpp>
+#include <testing/KokkosSpGEMM_Testing.hpp>
 #include <io/KokkosSpGEMM_InputSpec.hpp>
 
 #include "KokkosSpGEMM_KernelTimeline.hpp"
@@ -109,8 +111,8 @@ double median(std::vector<double> v) {
 }
 
 /// multiply with --host-fraction: one-shot spgemm_split, its stage times and the share each side got.
-int multiply_split(const Args& args, const KokkosSpGEMM::Options& options, const HostMatrix& a, const DeviceMatrix& da,
-                   const DeviceMatrix& db, int repeat) {
+int multiply_split(const Args& args, const KokkosSpGEMM::SplitOptions& split, const KokkosSpGEMM::Options& options,
+                   const HostMatrix& a, const DeviceMatrix& da, const DeviceMatrix& db, int repeat) {
   Exec exec;
   Kokkos::DefaultHostExecutionSpace host;
   KokkosSpGEMM::SplitReport report;
@@ -119,7 +121,7 @@ int multiply_split(const Args& args, const KokkosSpGEMM::Options& options, const
   for (int r = 0; r < repeat + 1; ++r) {
     exec.fence();
     const auto t0 = std::chrono::steady_clock::now();
-    c = KokkosSpGEMM::spgemm_split(exec, host, da, db, options, &report);
+    c = KokkosSpGEMM::spgemm_split(exec, host, da, db, split, options, &report);
     exec.fence();
     if (r > 0) t_total.push_back(seconds_since(t0));
   }
@@ -148,6 +150,7 @@ int multiply(const Args& args) {
   const std::string a_spec = args.get("--a");
   KOKKOSSPGEMM_REQUIRE(!a_spec.empty(), KokkosSpGEMM::InvalidInput, "kokkosspgemm", "multiply needs --a");
   KokkosSpGEMM::Options options;
+  KokkosSpGEMM::Tuning tuning;
   if (!KokkosSpGEMM::parse_algorithm(args.get("--algorithm", "auto"), options.algorithm)) {
     std::fprintf(stderr, "kokkosspgemm: unknown algorithm '%s' (see kokkosspgemm list-algorithms)\n",
                  args.get("--algorithm").c_str());
@@ -155,21 +158,21 @@ int multiply(const Args& args) {
   }
   options.sorted = !args.has("--unsorted");
   options.deterministic = args.has("--deterministic");
-  options.reuse_positions = !args.has("--no-position-map");
+  tuning.reuse_positions = !args.has("--no-position-map");
   if (!choose(args, "--replay",
               {{"auto", KokkosSpGEMM::ReplayShape::Auto},
                {"rows", KokkosSpGEMM::ReplayShape::Rows},
                {"tiles", KokkosSpGEMM::ReplayShape::Tiles},
                {"scratch-rows", KokkosSpGEMM::ReplayShape::RowsInScratch}},
-              options.reuse_replay) ||
+              tuning.reuse_replay) ||
       !choose(args, "--wide-rows",
               {{"auto", KokkosSpGEMM::WideRows::Auto},
                {"hash", KokkosSpGEMM::WideRows::Hash},
                {"bitmap", KokkosSpGEMM::WideRows::Bitmap}},
-              options.wide_rows)) {
+              tuning.wide_rows)) {
     return 2;
   }
-  options.scratch_bytes = std::atoi(args.get("--scratch-bytes", "0").c_str());
+  tuning.scratch_bytes = std::atoi(args.get("--scratch-bytes", "0").c_str());
   const int repeat = std::max(1, std::atoi(args.get("--repeat", "3").c_str()));
 
   const HostMatrix a = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(a_spec);
@@ -182,11 +185,12 @@ int multiply(const Args& args) {
   // The merging methods need B's rows sorted (the library throws otherwise): the tool sorts them for the user.
   if (KokkosSpGEMM::needs_sorted_b(options.algorithm)) KokkosSpGEMM::sort_rows(exec, db);
 
-  options.host_fraction = std::atof(args.get("--host-fraction", "0").c_str());
-  if (options.host_fraction > 0) return multiply_split(args, options, a, da, db, repeat);
+  KokkosSpGEMM::SplitOptions split;
+  split.host_fraction = std::atof(args.get("--host-fraction", "0").c_str());
+  if (split.host_fraction > 0) return multiply_split(args, split, options, a, da, db, repeat);
 
   std::vector<double> t_symbolic, t_numeric, t_first_reuse, t_reuse, t_one_shot;
-  KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> handle(options);
+  KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> handle(options, tuning);
   DeviceMatrix c;
   for (int r = 0; r < repeat + 1; ++r) {  // the first round warms up and is not counted
     exec.fence();
@@ -208,7 +212,7 @@ int multiply(const Args& args) {
     }
     // The one call a one-shot user makes: its analysis dies with it (no checks, hashes or kept arrays for later).
     t0 = std::chrono::steady_clock::now();
-    DeviceMatrix one_shot_c = KokkosSpGEMM::spgemm<Offset>(exec, da, db, options);
+    DeviceMatrix one_shot_c = KokkosSpGEMM::spgemm<Offset>(exec, da, db, options, tuning);
     exec.fence();
     const double to = seconds_since(t0);
     if (r > 0) {
@@ -251,9 +255,9 @@ int multiply(const Args& args) {
   if (args.has("--profile")) {
     DeviceMatrix one_shot_c;
     KokkosSpGEMMTool::KernelTimeline::profile(
-        "a one-shot", [&] { one_shot_c = KokkosSpGEMM::spgemm<Offset>(exec, da, db, options); });
+        "a one-shot", [&] { one_shot_c = KokkosSpGEMM::spgemm<Offset>(exec, da, db, options, tuning); });
     one_shot_c = DeviceMatrix();
-    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> fresh(options);
+    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> fresh(options, tuning);
     DeviceMatrix fresh_c;
     KokkosSpGEMMTool::KernelTimeline::profile("the two phases on a handle", [&] {
       KokkosSpGEMM::spgemm_symbolic(exec, fresh, da, db, fresh_c);
@@ -292,7 +296,7 @@ int rap(const Args& args) {
   const std::string a_spec = args.get("--a"), p_spec = args.get("--p"), r_spec = args.get("--r");
   KOKKOSSPGEMM_REQUIRE(!a_spec.empty() && !p_spec.empty(), KokkosSpGEMM::InvalidInput, "kokkosspgemm",
                        "rap needs --a and --p");
-  KokkosSpGEMM::Options options;
+  KokkosSpGEMM::GalerkinOptions options;
   const std::string order = args.get("--order", "auto");
   KOKKOSSPGEMM_REQUIRE(order == "auto" || order == "left" || order == "right", KokkosSpGEMM::InvalidInput,
                        "kokkosspgemm", "--order takes auto, left or right, not '" << order << "'");
@@ -307,7 +311,7 @@ int rap(const Args& args) {
   Exec exec;
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a), dp = KokkosSpGEMM::copy_to(exec, p);
   const DeviceMatrix dr = explicit_r ? KokkosSpGEMM::copy_to(exec, r) : DeviceMatrix();
-  KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset> handle(options);
+  KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset> handle({}, options);
   DeviceMatrix ac;
   std::vector<double> t_symbolic, t_numeric, t_reuse;
   for (int round = 0; round < repeat + 1; ++round) {  // the first round warms up and is not counted

@@ -1,5 +1,7 @@
 // A downstream program: multiplies a small matrix by itself on the default execution space and checks the result.
 #include <KokkosSpGEMM.hpp>
+#include <io/KokkosSpGEMM_MatrixMarket.hpp>
+#include <testing/KokkosSpGEMM_Testing.hpp>
 
 #include <cstdio>
 

@@ -1,0 +1,73 @@
+// Tuning knobs of the pipeline: the defaults suit both kinds of device, and tests, benchmarks and the tool turn
+// them to force a path (a spill to the memory pool, a replay shape, the wide-row accumulator). Not part of the
+// contract (KokkosSpGEMM_Options.hpp): a knob may change meaning when the pipeline is retuned.
+#ifndef KOKKOSSPGEMM_TUNING_HPP
+#define KOKKOSSPGEMM_TUNING_HPP
+
+#include <KokkosSpGEMM_Options.hpp>
+
+#include <cstddef>
+
+namespace KokkosSpGEMM {
+
+/// How numeric reuse adds the products of the position map's rows (Tuning::reuse_replay).
+enum class ReplayShape {
+  Auto,   ///< GPUs: Tiles for products under 2^23 over at least 4,096 rows of C, else Rows. CPUs: Rows.
+  Rows,   ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs. GPUs keep a thread's sums
+          ///< in its slice of scratch for short rows of many rows' bins (see RowsInScratch), else in C's row.
+  Tiles,  ///< Tiles of a few equal products (long rows split between tiles), a group of threads each (one launch,
+          ///< after one pass that zeroes C).
+  RowsInScratch  ///< As Rows, with a thread's sums in scratch wherever 128 threads' sums fit 32 KB (CPUs too).
+                 ///< Options::deterministic always replays by rows, sums in C.
+};
+
+/// How team-row bins accumulate rows of C too long for a scratch hash table (Tuning::wide_rows).
+enum class WideRows {
+  Auto,   ///< Bitmap on GPUs (not in deterministic mode), Hash on CPUs.
+  Hash,   ///< A level-2 hash table from the memory pool (kkSpGEMM).
+  Bitmap  ///< B's columns as a bitmap in scratch and a dense array of values from the pool; sorted for free.
+          ///< Only where the bitmap fits the team's scratch (B.num_cols() / 8 bytes); Hash otherwise.
+};
+
+struct Tuning {
+  /// Level-0 scratch bytes a team may use for its hash table; 0 takes the backend's default. Small values force
+  /// rows into the global memory pool (useful for tests).
+  int scratch_bytes = 0;
+  /// Upper bound in bytes of the memory pool; 0: sized from the analysis alone.
+  std::size_t pool_bytes_limit = 0;
+  /// Auto chooses the CPU dense accumulator when B has at most this many columns (about 8 bytes a column per
+  /// thread).
+  long dense_max_columns = 1L << 21;
+  /// Symbolic phase of the CPU dense accumulator: B's rows are compressed into runs of (column / 64, bit mask) when
+  /// that shortens B by at least this factor (and saves more products than the two passes over B cost), and each
+  /// run then marks up to 64 columns of a row of C at once. The compressed B is freed at the end of the phase.
+  /// 1: always; 0: never.
+  double symbolic_compression_ratio = 1.25;
+  /// Numeric calls after the first on the same handle and the same C (same entries array) keep C's column indices
+  /// and refresh only the values: the hash tables are read in C's column order instead of being extracted and
+  /// sorted. A column the tables lack (C's entries changed in between) makes the call redo the full numeric phase.
+  bool reuse_columns = true;
+  /// With reuse_columns: the first such call also records, for every product, the place of its column in its row
+  /// of C (1, 2 or 4 bytes a product by the row's length: the position map), and later calls add each product into
+  /// that place instead of hashing it. Rows are mapped by bins, shortest rows first, within reuse_positions_bytes;
+  /// the other rows gather from hash tables as without the map.
+  bool reuse_positions = true;
+  /// Bytes the position map (with its row order) may keep between calls; 0: the size of C's entries and values.
+  std::size_t reuse_positions_bytes = 0;
+  /// The replay's work split (see ReplayShape); Auto suits both kinds of device.
+  ReplayShape reuse_replay = ReplayShape::Auto;
+  /// The accumulator of rows too long for scratch (see WideRows).
+  WideRows wide_rows = WideRows::Auto;
+};
+
+namespace Impl {
+/// What the pipeline runs with: the user's contract and the tuning knobs, as one object.
+struct Settings : Options, Tuning {
+  Settings() = default;
+  Settings(const Options& options, const Tuning& tuning) : Options(options), Tuning(tuning) {}
+};
+}  // namespace Impl
+
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,157 @@
+// The only place where execution spaces differ for us: every KOKKOS_ENABLE_<BACKEND> branch lives here.
+#ifndef KOKKOSSPGEMM_BACKENDTRAITS_HPP
+#define KOKKOSSPGEMM_BACKENDTRAITS_HPP
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
+
+/// Blocks of device memory in stream order on an execution space instance; allocate returns nullptr where the
+/// backend or device has no such pool (the caller then allocates a Kokkos view).
+template <class ExecSpace>
+struct BlockCache {
+  static void* allocate(const ExecSpace&, std::size_t, const char* = "") { return nullptr; }
+  static void release(const ExecSpace&, void*, std::size_t, const char* = "") {}
+};
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <backend/KokkosSpGEMM_CudaStreamPool.hpp>
+#endif
+
+namespace KokkosSpGEMM {
+
+/// Per-backend constants used to configure kernels. The primary template describes a CPU space.
+template <class ExecSpace>
+struct BackendTraits {
+  static constexpr bool is_gpu = false;
+  /// Widest vector length a team may use (1 on CPUs: a team is one thread, a row is owned by that thread).
+  static constexpr int max_vector_length = 1;
+  /// Threads that execute in lock step (warp/wavefront), 1 on CPUs.
+  static constexpr int simd_width = 1;
+  /// Level-0 scratch bytes we plan a team around; the runtime limit is checked against scratch_size_max.
+  static constexpr int scratch_bytes_per_team = 64 * 1024;
+  /// Teams resident per unit of concurrency (used to size the global memory pool).
+  static constexpr int teams_per_concurrency = 1;
+  static const char* name() { return "Host"; }
+  /// Teams of `threads` threads, each with `scratch` bytes of team scratch, that run at once (registers aside).
+  template <class Exec>
+  static std::int64_t resident_teams(const Exec& exec, int, std::size_t) {
+    return static_cast<std::int64_t>(exec.concurrency());
+  }
+};
+
+#if defined(KOKKOS_ENABLE_SERIAL)
+template <>
+struct BackendTraits<Kokkos::Serial> : BackendTraits<void> {
+  static const char* name() { return "Serial"; }
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_OPENMP)
+template <>
+struct BackendTraits<Kokkos::OpenMP> : BackendTraits<void> {
+  static const char* name() { return "OpenMP"; }
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_THREADS)
+template <>
+struct BackendTraits<Kokkos::Threads> : BackendTraits<void> {
+  static const char* name() { return "Threads"; }
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct BackendTraits<Kokkos::Cuda> {
+  static constexpr bool is_gpu = true;
+  static constexpr int max_vector_length = 32;
+  static constexpr int simd_width = 32;
+  // 48 KiB is available without opting in on every NVIDIA GPU since Kepler.
+  static constexpr int scratch_bytes_per_team = 48 * 1024;
+  static constexpr int teams_per_concurrency = 1;
+  static const char* name() { return "Cuda"; }
+  static std::int64_t resident_teams(const Kokkos::Cuda& exec, int threads, std::size_t scratch) {
+    const cudaDeviceProp& p = exec.cuda_device_prop();
+    // Kokkos adds a double per thread and two to each team's scratch; the device reserves some per block.
+    const std::size_t per_team = scratch + sizeof(double) * (threads + 2) + p.reservedSharedMemPerBlock;
+    std::int64_t per_sm = p.maxThreadsPerMultiProcessor / threads;
+    per_sm = std::min<std::int64_t>(per_sm, static_cast<std::int64_t>(p.sharedMemPerMultiprocessor / per_team));
+    per_sm = std::min<std::int64_t>(per_sm, p.maxBlocksPerMultiProcessor);
+    return per_sm * p.multiProcessorCount;
+  }
+};
+#endif
+
+#if defined(KOKKOS_ENABLE_HIP)
+template <>
+struct BackendTraits<Kokkos::HIP> {
+  static constexpr bool is_gpu = true;
+  static constexpr int max_vector_length = 64;
+  static constexpr int simd_width = 64;
+  // 64 KiB of LDS per workgroup on CDNA.
+  static constexpr int scratch_bytes_per_team = 64 * 1024;
+  static constexpr int teams_per_concurrency = 1;
+  static const char* name() { return "HIP"; }
+  static std::int64_t resident_teams(const Kokkos::HIP& exec, int threads, std::size_t scratch) {
+    // A CDNA compute unit: 2,048 threads (32 wavefronts of 64) and 64 KiB of LDS.
+    const std::int64_t units = static_cast<std::int64_t>(exec.concurrency()) / 2048;
+    std::int64_t per_unit = 2048 / threads;
+    per_unit = std::min<std::int64_t>(per_unit, static_cast<std::int64_t>(65536 / (scratch + 8 * (threads + 2))));
+    return std::max<std::int64_t>(1, per_unit) * std::max<std::int64_t>(1, units);
+  }
+};
+#endif
+
+namespace Impl {
+
+// Every kernel launches light-weight: Kokkos' CUDA backend copies a functor of 512 bytes or more (ours carry a
+// dozen views) to constant memory, and first waits for the kernel that used it before, so a chain of small kernels
+// ran a full launch latency apart instead of queueing. As kernel arguments (up to 4 KB) launches queue behind each
+// other without waiting.
+using LightWeight = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
+template <class ExecSpace, class... Traits>
+using Range = Kokkos::RangePolicy<ExecSpace, LightWeight, Traits...>;
+template <class ExecSpace, class... Traits>
+using Teams = Kokkos::TeamPolicy<ExecSpace, LightWeight, Traits...>;
+
+/// The temporary cache's limit, holdings and trim (KokkosSpGEMM_TemporaryCache.hpp): a pool a device on CUDA, none
+/// elsewhere.
+inline void block_cache_set_limit(std::size_t bytes) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  CudaPools::instance().set_limit(bytes);
+#else
+  (void)bytes;
+#endif
+}
+
+inline std::size_t block_cache_reserved() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return CudaPools::instance().reserved();
+#else
+  return 0;
+#endif
+}
+
+inline void block_cache_trim() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  Kokkos::fence("KokkosSpGEMM::release_temporary_cache");
+  CudaPools::instance().trim();
+#endif
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

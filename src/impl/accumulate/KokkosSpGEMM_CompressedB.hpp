@@ -1,0 +1,90 @@
+// B compressed for the symbolic phase of the CPU dense accumulator (kkSpGEMM's compression of B, §3.2, with words
+// of 64 columns): each run of entries of a row of B in the same word of 64 columns becomes one (word, bit mask)
+// pair, and the symbolic phase ORs masks into its bitmap instead of marking columns one by one. Stencil and FEM
+// matrices shrink several-fold; random graphs do not, and keep their B.
+#ifndef KOKKOSSPGEMM_COMPRESSEDB_HPP
+#define KOKKOSSPGEMM_COMPRESSEDB_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// Whether entry j of B (in a row starting at `start`) opens a new run: the first of the row or another word.
+template <class Cols>
+KOKKOS_INLINE_FUNCTION bool opens_run(const Cols& cols, std::int64_t start, std::int64_t j) {
+  return j == start || (cols(j) >> 6) != (cols(j - 1) >> 6);
+}
+
+/// Gives v its compressed B (bc_rows, bc_words, bc_masks) when B shrinks by at least min_ratio (0: never), the
+/// products it saves (products x (1 - runs / nnz(B))) outnumber the two passes over B that make it, and it takes at
+/// most max_bytes (0: no limit); returns the bytes it takes (0: B kept as it is). Rows need not
+/// be sorted: a word met twice in a row gives two runs, whose masks OR into the same bitmap word.
+template <class ExecSpace, class Views>
+std::size_t compress_b(const ExecSpace& exec, Views& v, std::int64_t products, double min_ratio,
+                       std::size_t max_bytes) {
+  using Space = typename ExecSpace::memory_space;
+  using Ordinal = typename Views::ordinal_type;
+  const std::int64_t b_rows = v.b_rows.extent(0) > 0 ? static_cast<std::int64_t>(v.b_rows.extent(0)) - 1 : 0;
+  const std::int64_t nnz = v.b_cols.extent(0);
+  // Even a B compressed to nothing would not save the passes.
+  if (min_ratio <= 0 || b_rows == 0 || nnz == 0 || (min_ratio > 1 && products < 2 * nnz)) return 0;
+  const std::size_t row_bytes = static_cast<std::size_t>(b_rows + 1) * sizeof(std::int64_t);
+  if (max_bytes > 0 && row_bytes > max_bytes) return 0;
+  Kokkos::View<std::int64_t*, Space> offsets(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::CompressedB::rows"), b_rows + 1);
+  const auto rows = v.b_rows;
+  const auto cols = v.b_cols;
+  std::int64_t runs = 0;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::CompressedB::count", Impl::Range<ExecSpace>(exec, 0, b_rows),
+      KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& sum) {
+        std::int64_t n = 0;
+        for (std::int64_t j = rows(k); j < static_cast<std::int64_t>(rows(k + 1)); ++j)
+          n += opens_run(cols, rows(k), j);
+        offsets(k + 1) = n;
+        if (k == 0) offsets(0) = 0;
+        sum += n;
+      },
+      runs);
+  const std::size_t bytes = row_bytes + static_cast<std::size_t>(runs) * (sizeof(Ordinal) + sizeof(std::uint64_t));
+  const double saved = static_cast<double>(products) * (1.0 - static_cast<double>(runs) / static_cast<double>(nnz));
+  if (static_cast<double>(nnz) < min_ratio * static_cast<double>(runs) || (min_ratio > 1 && saved < 2.0 * nnz) ||
+      (max_bytes > 0 && bytes > max_bytes)) {
+    return 0;
+  }
+  Kokkos::parallel_scan(
+      "KokkosSpGEMM::CompressedB::offsets", Impl::Range<ExecSpace>(exec, 1, b_rows + 1),
+      KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& partial, const bool final) {
+        partial += offsets(k);
+        if (final) offsets(k) = partial;
+      });
+  Kokkos::View<Ordinal*, Space> words(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::CompressedB::words"), runs);
+  Kokkos::View<std::uint64_t*, Space> masks(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::CompressedB::masks"), runs);
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::CompressedB::fill", Impl::Range<ExecSpace>(exec, 0, b_rows), KOKKOS_LAMBDA(const std::int64_t k) {
+        std::int64_t out = offsets(k) - 1;
+        for (std::int64_t j = rows(k); j < static_cast<std::int64_t>(rows(k + 1)); ++j) {
+          const Ordinal col = cols(j);
+          if (opens_run(cols, rows(k), j)) {
+            words(++out) = col >> 6;
+            masks(out) = 0;
+          }
+          masks(out) |= std::uint64_t(1) << (col & 63);
+        }
+      });
+  v.bc_rows = offsets;
+  v.bc_words = words;
+  v.bc_masks = masks;
+  return bytes;
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

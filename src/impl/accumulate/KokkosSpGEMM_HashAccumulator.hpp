@@ -1,0 +1,129 @@
+// The row accumulator: an open-addressing hash table (identity home slot, double hashing) of column -> value, kept in
+// team scratch (level 1) or in a chunk of the global memory pool (level 2), after kkSpGEMM §3.1.2.
+//
+// Keys only ever go from empty to a column, never back, so a lock-free insert needs one compare-and-swap and a
+// key's place is fixed once claimed. A level-1 insert probes a bounded window; when every slot of the window
+// holds another column the key can never enter level 1 later (slots do not empty), so sending it to level 2 is
+// safe even with concurrent inserters: no column is ever stored in both levels.
+#ifndef KOKKOSSPGEMM_HASHACCUMULATOR_HPP
+#define KOKKOSSPGEMM_HASHACCUMULATOR_HPP
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Complex.hpp>
+
+#include <cstdint>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// Adds v to *p; complex values are added as two real atomics (addition commutes per component).
+template <bool Atomic, class Scalar>
+KOKKOS_INLINE_FUNCTION void accumulate(Scalar* p, const Scalar& v) {
+  if constexpr (Atomic) {
+    Kokkos::atomic_add(p, v);
+  } else {
+    *p += v;
+  }
+}
+template <bool Atomic, class Real>
+KOKKOS_INLINE_FUNCTION void accumulate(Kokkos::complex<Real>* p, const Kokkos::complex<Real>& v) {
+  if constexpr (Atomic) {
+    Real* parts = reinterpret_cast<Real*>(p);
+    Kokkos::atomic_add(parts, v.real());
+    Kokkos::atomic_add(parts + 1, v.imag());
+  } else {
+    *p += v;
+  }
+}
+
+enum class InsertResult { Inserted, Found, Full };
+
+/// A view of one table: capacity is a power of two; keys hold -1 when empty. Atomic selects concurrent inserts
+/// (several threads or vector lanes of one team share the table) or plain ones (one thread owns it).
+template <class Ordinal, class Scalar, bool Atomic>
+struct HashTable {
+  Ordinal* keys = nullptr;
+  Scalar* values = nullptr;  // null in the symbolic phase
+  Ordinal mask = 0;          // capacity - 1
+
+  static constexpr Ordinal empty = -1;
+
+  KOKKOS_INLINE_FUNCTION Ordinal capacity() const { return mask + 1; }
+
+  // Identity hashing keeps neighbouring columns (stencils, banded rows) in neighbouring slots: no collisions among
+  // them, and neighbouring lanes hit neighbouring banks.
+  KOKKOS_INLINE_FUNCTION Ordinal slot_of(Ordinal key) const { return key & mask; }
+  // After a collision a key moves by an odd stride of its own (double hashing, so it still reaches every slot).
+  // With steps of one, columns a capacity apart whose home slots wrap onto each other made long runs of occupied
+  // slots that each later key walked one lane at a time.
+  KOKKOS_INLINE_FUNCTION static Ordinal stride_of(Ordinal key) {
+    return static_cast<Ordinal>(((static_cast<std::uint32_t>(key) * 2654435769u) >> 17) | 1u);
+  }
+
+  /// The slot after s in key's probe sequence; stride is 0 until the first collision computes it.
+  KOKKOS_INLINE_FUNCTION Ordinal next_slot(Ordinal s, Ordinal key, Ordinal& stride) const {
+    if (stride == 0) stride = stride_of(key);
+    return (s + stride) & mask;
+  }
+
+  /// Finds or claims the slot of key within window probes. Returns the slot or -1 (window full of other keys).
+  KOKKOS_INLINE_FUNCTION Ordinal find_or_claim(Ordinal key, Ordinal window, InsertResult& result) const {
+    Ordinal s = slot_of(key);
+    Ordinal stride = 0;  // computed at the first collision only
+    for (Ordinal probe = 0; probe < window; ++probe) {
+      // volatile: another thread may have claimed the slot since our last look.
+      Ordinal current = static_cast<volatile Ordinal*>(keys)[s];
+      if (current == empty) {
+        if constexpr (Atomic) {
+          current = Kokkos::atomic_compare_exchange(&keys[s], empty, key);
+        } else {
+          keys[s] = key;
+        }
+        if (current == empty) {
+          result = InsertResult::Inserted;
+          return s;
+        }
+      }
+      if (current == key) {
+        result = InsertResult::Found;
+        return s;
+      }
+      s = next_slot(s, key, stride);
+    }
+    result = InsertResult::Full;
+    return -1;
+  }
+
+  /// The slot holding key within window probes, or -1. Read-only: for tables whose inserts are done (after a
+  /// barrier). An empty slot ends the search, so a key never inserted (even -1) is not found.
+  KOKKOS_INLINE_FUNCTION Ordinal find(Ordinal key, Ordinal window) const {
+    Ordinal s = slot_of(key);
+    Ordinal stride = 0;
+    for (Ordinal probe = 0; probe < window; ++probe, s = next_slot(s, key, stride)) {
+      const Ordinal current = keys[s];
+      if (current == empty) return -1;
+      if (current == key) return s;
+    }
+    return -1;
+  }
+
+  /// Symbolic insert: records the column only.
+  KOKKOS_INLINE_FUNCTION InsertResult insert(Ordinal key, Ordinal window) const {
+    InsertResult r;
+    find_or_claim(key, window, r);
+    return r;
+  }
+
+  /// Numeric insert: records the column and adds v to its value (values start at zero).
+  KOKKOS_INLINE_FUNCTION InsertResult insert_add(Ordinal key, const Scalar& v, Ordinal window) const {
+    InsertResult r;
+    const Ordinal s = find_or_claim(key, window, r);
+    if (s >= 0) accumulate<Atomic>(&values[s], v);
+    return r;
+  }
+};
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

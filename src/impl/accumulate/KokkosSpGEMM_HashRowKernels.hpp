@@ -1,0 +1,543 @@
+// The hash-accumulator row kernels of the symbolic and numeric phases (kkSpGEMM Algorithm 3). One source serves
+// both phases (Numeric = false counts the distinct columns of each row; true accumulates values and writes C) and
+// every backend: on CPUs a team is one thread and the tables need no atomics.
+#ifndef KOKKOSSPGEMM_HASHROWKERNELS_HPP
+#define KOKKOSSPGEMM_HASHROWKERNELS_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
+#include <impl/memory/KokkosSpGEMM_MemoryPool.hpp>
+#include <impl/accumulate/KokkosSpGEMM_RowSort.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <type_traits>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+template <bool Atomic, class T>
+KOKKOS_INLINE_FUNCTION T fetch_add(T* p, T v) {
+  if constexpr (Atomic) {
+    return Kokkos::atomic_fetch_add(p, v);
+  } else {
+    const T old = *p;
+    *p += v;
+    return old;
+  }
+}
+
+/// Rows of C up to this size are written sorted directly on GPUs: their keys are gathered into a compact array in
+/// scratch, and each key goes to its rank among them (no sort pass, no barriers beyond one). Ranking against the
+/// whole table instead costs each key a pass over the table, twice the row's size.
+constexpr int rank_sort_max_entries = 512;
+
+/// Slots of the compact array for rows of up to n entries: a multiple of 4 (it is read four keys a load).
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t rank_slots_for(std::int64_t n) { return n < 4 ? 4 : (n + 3) / 4 * 4; }
+
+/// Rounds a byte offset up to 16 (the compact array is read in 16-byte loads).
+KOKKOS_INLINE_FUNCTION constexpr std::size_t align16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
+
+/// Number of keys in keys[0, n4) smaller than key: n4 a multiple of 4, keys 16-byte aligned and padded past the row
+/// with empty slots (-1, the largest unsigned value). Every lane of a warp reads the same words (a broadcast).
+template <class Ordinal>
+KOKKOS_INLINE_FUNCTION Ordinal rank_in_compact(const Ordinal* keys, Ordinal n4, Ordinal key) {
+  using U = std::make_unsigned_t<Ordinal>;
+  const U k = static_cast<U>(key);
+  Ordinal rank = 0;
+  if constexpr (sizeof(Ordinal) == 4) {
+    struct alignas(16) Four {
+      U v[4];
+    };
+    const Four* quads = reinterpret_cast<const Four*>(keys);
+    for (Ordinal q = 0; q < n4 / 4; ++q) {
+      const Four f = quads[q];
+      rank += (f.v[0] < k) + (f.v[1] < k) + (f.v[2] < k) + (f.v[3] < k);
+    }
+  } else {
+    for (Ordinal u = 0; u < n4; ++u) rank += static_cast<U>(keys[u]) < k;
+  }
+  return rank;
+}
+
+/// Row of C written sorted from a finished table on GPUs (by a thread's lanes or by a whole team): gather puts the
+/// table's keys into compact[0, n), which the kernel filled with empty slots at its start; after a
+/// synchronisation, write puts each key and its value at its rank. n comes from C's row map: keys past it
+/// (operands changed since the symbolic phase) are dropped, never written out of the row.
+template <class Ordinal>
+struct CompactRow {
+  Ordinal* compact;
+  std::int64_t n;
+
+  template <class Counter>
+  KOKKOS_INLINE_FUNCTION void gather(Ordinal key, Counter* count) const {
+    const auto i = Kokkos::atomic_fetch_add(count, Counter(1));
+    if (i < n) compact[i] = key;
+  }
+
+  /// Writes the i-th compact key and its value (found in table within window probes) at its rank in C's row,
+  /// which starts at c_begin; nothing where the table no longer matches C's row map.
+  template <class Views, class Table, class COffset>
+  KOKKOS_INLINE_FUNCTION void write(const Views& v, COffset c_begin, Ordinal i, const Table& table,
+                                    Ordinal window) const {
+    const Ordinal key = compact[i];
+    const Ordinal r = rank_in_compact(compact, static_cast<Ordinal>(rank_slots_for(n)), key);
+    if (key < 0 || r >= n) return;
+    const Ordinal s = table.find(key, window);
+    if (s < 0) return;
+    v.c_cols(c_begin + r) = key;
+    v.c_vals(c_begin + r) = table.values[s];
+  }
+};
+
+/// Adds the products a_ik * B(k,:) of one entry e = (i,k) of A into the tables, B's row split over the vector
+/// lanes. Level 1 takes what fits its window; the rest goes to level 2 (which never fills: it holds 2x the bound).
+/// WholeTeam: every thread and lane of the team splits B's row (team-sequential partition, kkSpGEMM Fig. 2b);
+/// otherwise the calling thread's vector lanes do.
+template <bool Numeric, bool WholeTeam = false, class Views, class Table, class Member, class AOffset>
+KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Member& member, const AOffset e,
+                                                     const Table& l1, const typename Views::ordinal_type l1_window,
+                                                     const Table& l2) {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  const Ordinal k = v.a_cols(e);
+  const auto b_begin = v.b_rows(k);
+  const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
+  Scalar a_val = Scalar();
+  if constexpr (Numeric) a_val = v.a_vals(e);
+  auto insert = [&](const Ordinal jj) {
+    const auto jb = b_begin + jj;
+    const Ordinal col = v.b_cols(jb);
+    if constexpr (Numeric) {
+      const Scalar prod = a_val * v.b_vals(jb);
+      if (l1.insert_add(col, prod, l1_window) == InsertResult::Full) l2.insert_add(col, prod, l2.capacity());
+    } else {
+      if (l1.insert(col, l1_window) == InsertResult::Full) l2.insert(col, l2.capacity());
+    }
+  };
+  if constexpr (WholeTeam) {
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(member, b_len), insert);
+  } else {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, b_len), insert);
+  }
+}
+
+/// Bins of thread rows one launch may hold (GPU bins 2 to 7; their tables differ, their team shape does not).
+constexpr int thread_rows_max_bins = 8;
+
+/// Several rows per team, one per thread (with its vector lanes), each with a scratch table of `entries` slots that
+/// always holds the row (the bin's bound is at most half the table). With ManyBins, one launch serves several bins:
+/// teams [first_team[b], first_team[b + 1]) take bin b, each with its own table size, in the scratch of the largest.
+template <class ExecSpace, bool Numeric, class Views, class Perm, bool ManyBins = false>
+struct ThreadRowsKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+  static constexpr bool atomic = BackendTraits<ExecSpace>::is_gpu;
+  using Table = HashTable<Ordinal, Scalar, atomic>;
+
+  /// One bin's rows perm[first, first + rows), from team first_team on.
+  struct Bin {
+    std::int64_t first = 0;
+    std::int64_t rows = 0;
+    std::int64_t first_team = 0;
+    Ordinal entries = 0;
+    Ordinal rank_slots = 0;  // > 0: rows written sorted by rank (rank_slots_of), each with a compact array this long
+  };
+
+  Views v;
+  Perm perm;
+  int rows_per_team = 1;
+  bool sorted = true;
+  int num_bins = 0;
+  Bin bins[thread_rows_max_bins];
+
+  /// Appends a bin of `rows` rows from perm[first] with tables of `entries` slots (thread_rows_launches groups at
+  /// most thread_rows_max_bins).
+  void add_bin(std::int64_t first, std::int64_t rows, Ordinal entries) {
+    if (num_bins == thread_rows_max_bins) throw std::logic_error("KokkosSpGEMM: too many bins for one launch");
+    Bin& b = bins[num_bins];
+    b.first = first;
+    b.rows = rows;
+    b.first_team = num_bins == 0 ? 0 : bins[num_bins - 1].first_team + teams_of(bins[num_bins - 1].rows);
+    b.entries = entries;
+    b.rank_slots = rank_slots_of(sorted, v.known_columns, entries);
+    ++num_bins;
+  }
+  std::int64_t teams_of(std::int64_t rows) const { return (rows + rows_per_team - 1) / rows_per_team; }
+  std::int64_t league() const {
+    return num_bins == 0 ? 0 : bins[num_bins - 1].first_team + teams_of(bins[num_bins - 1].rows);
+  }
+  /// Scratch of the launch: the largest of its bins'.
+  std::size_t launch_scratch_bytes() const {
+    std::size_t most = 0;
+    for (int b = 0; b < num_bins; ++b) {
+      const std::size_t bytes = scratch_bytes(rows_per_team, bins[b].entries, bins[b].rank_slots);
+      if (bytes > most) most = bytes;
+    }
+    return most;
+  }
+
+  /// The compact array's slots a row needs, or 0 where rows are not ranked: on GPUs a thread's lanes place each key
+  /// at its rank; a CPU thread sorts its row (n log n beats n^2 there).
+  static Ordinal rank_slots_of(bool sorted, bool known_columns, Ordinal entries) {
+    return atomic && Numeric && sorted && !known_columns && entries <= rank_sort_max_entries
+               ? static_cast<Ordinal>(rank_slots_for(entries / 2))
+               : Ordinal(0);
+  }
+
+  KOKKOS_INLINE_FUNCTION static std::size_t values_bytes(int rows_per_team, Ordinal entries) {
+    return align16(Numeric ? static_cast<std::size_t>(rows_per_team) * entries * sizeof(Scalar) : 0);
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t compact_bytes(int rows_per_team, Ordinal rank_slots) {
+    return static_cast<std::size_t>(rows_per_team) * rank_slots * sizeof(Ordinal);
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rows_per_team, Ordinal entries, Ordinal rank_slots) {
+    return values_bytes(rows_per_team, entries) + compact_bytes(rows_per_team, rank_slots) +
+           static_cast<std::size_t>(rows_per_team) * (entries + 1) * sizeof(Ordinal) + 64;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t t = team.league_rank();
+    if constexpr (ManyBins) {
+      Bin bin = bins[0];
+      for (int k = 1; k < thread_rows_max_bins; ++k) {
+        if (k < num_bins && t >= bins[k].first_team) bin = bins[k];
+      }
+      run(team, t - bin.first_team, bin);
+    } else {
+      // One bin read in place: its sizes stay kernel arguments, not registers (a selected bin held in registers
+      // raised the kernel's register count, and fewer threads then fit a multiprocessor).
+      run(team, t, bins[0]);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void run(const Member& team, const std::int64_t team_in_bin, const Bin& bin) const {
+    const std::int64_t first = bin.first, rows = bin.rows;
+    const Ordinal entries = bin.entries, rank_slots = bin.rank_slots;
+    const int slots = rows_per_team * entries;
+    char* base = static_cast<char*>(
+        team.team_shmem().get_shmem_aligned(scratch_bytes(rows_per_team, entries, rank_slots) - 64, 16));
+    Scalar* values = reinterpret_cast<Scalar*>(base);
+    Ordinal* compact = reinterpret_cast<Ordinal*>(base + values_bytes(rows_per_team, entries));
+    Ordinal* keys = compact + rows_per_team * rank_slots;
+    Ordinal* counters = keys + slots;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, slots), [&](const int s) {
+      keys[s] = Table::empty;
+      if constexpr (Numeric) values[s] = Scalar();
+    });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows_per_team * rank_slots),
+                         [&](const int s) { compact[s] = Table::empty; });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows_per_team), [&](const int t) { counters[t] = 0; });
+    team.team_barrier();
+
+    const std::int64_t team_first = team_in_bin * rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
+      if (team_first + t >= rows) return;
+      const Ordinal row = perm(first + team_first + t);
+      Table table{keys + t * entries, Numeric ? values + t * entries : nullptr, entries - 1};
+      // A's row walked sequentially by this thread; its lanes split each row of B. The table always holds the
+      // row, so level 1 probes the whole table and level 2 is never reached.
+      for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+        insert_products_of_entry<Numeric>(v, team, e, table, entries, table);
+      }
+    });
+    team.team_barrier();
+
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
+      if (team_first + t >= rows) return;
+      const Ordinal row = perm(first + team_first + t);
+      const Ordinal* my_keys = keys + t * entries;
+      if constexpr (!Numeric) {
+        std::int64_t count = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, entries),
+            [&](const Ordinal s, std::int64_t& c) { c += my_keys[s] != Table::empty; }, count);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { v.row_sizes(row) = count; });
+      } else if (v.known_columns) {
+        const auto c_begin = v.c_rows(row);
+        const Table table{keys + t * entries, values + t * entries, entries - 1};
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, v.c_rows(row + 1) - c_begin), [&](const Ordinal j) {
+          v.c_vals(c_begin + j) = v.gathered(table, entries, Table(), v.c_cols(c_begin + j));
+        });
+      } else if (rank_slots > 0) {
+        const CompactRow<Ordinal> out{compact + t * rank_slots,
+                                      static_cast<std::int64_t>(v.c_rows(row + 1) - v.c_rows(row))};
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
+          if (my_keys[s] != Table::empty) out.gather(my_keys[s], &counters[t]);
+        });
+      } else {
+        const auto c_begin = v.c_rows(row);
+        const Scalar* my_values = values + t * entries;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
+          const Ordinal key = my_keys[s];
+          if (key != Table::empty) {
+            const auto pos = c_begin + fetch_add<atomic>(&counters[t], Ordinal(1));
+            v.c_cols(pos) = key;
+            v.c_vals(pos) = my_values[s];
+          }
+        });
+      }
+    });
+    if constexpr (Numeric) {
+      if (!sorted || v.known_columns) return;
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
+        if (team_first + t >= rows) return;
+        const Ordinal row = perm(first + team_first + t);
+        const auto c_begin = v.c_rows(row);
+        if (rank_slots > 0) {
+          const CompactRow<Ordinal> out{compact + t * rank_slots,
+                                        static_cast<std::int64_t>(v.c_rows(row + 1) - c_begin)};
+          const Table table{keys + t * entries, values + t * entries, entries - 1};
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, out.n),
+                               [&](const Ordinal i) { out.write(v, c_begin, i, table, entries); });
+          return;
+        }
+        Kokkos::single(Kokkos::PerThread(team), [&]() {
+          sort_row_sequential(v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, v.c_rows(row + 1) - c_begin);
+        });
+      });
+    }
+  }
+};
+
+/// Bins of team rows one launch may hold (team_row_launches).
+constexpr int team_row_max_bins = 8;
+
+/// One team per row: a level-1 table of l1_entries slots in scratch; a row that may not fit (symbolic: its bound;
+/// numeric: its known size) also takes a level-2 table of l2_entries slots from the pool for its duration. With
+/// ManyBins, one launch serves several bins whose rows always fit level 1: teams [first_team[b], first_team[b + 1])
+/// take bin b, each with its own table size, in the scratch of the largest (bins of few rows each took a launch
+/// whose time was one row's latency).
+template <class ExecSpace, bool Numeric, class Views, class Perm, bool ManyBins = false>
+struct TeamRowKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+  using Pool = MemoryPool<typename ExecSpace::memory_space>;
+  static constexpr bool gpu = BackendTraits<ExecSpace>::is_gpu;
+  using Table = HashTable<Ordinal, Scalar, gpu>;
+  // Probes in level 1 before a column goes to level 2 when a row spills: bounds the cost of a full level 1.
+  static constexpr Ordinal spill_window = 32;
+
+  Views v;
+  Perm perm;
+  std::int64_t first = 0;
+  Ordinal l1_entries = 0;
+  Ordinal l2_entries = 0;
+  Pool pool;
+  bool sorted = true;
+  Ordinal rank_slots = 0;  // > 0: rows of up to this many entries that fit level 1 are written sorted by rank
+
+  /// ManyBins: bin b's rows perm[first, first + rows) from team first_team on, with its table and compact array.
+  struct Bin {
+    std::int64_t first = 0;
+    std::int64_t rows = 0;
+    std::int64_t first_team = 0;
+    Ordinal l1_entries = 0;
+    Ordinal rank_slots = 0;
+  };
+  int num_bins = 0;
+  Bin bins[ManyBins ? team_row_max_bins : 1];
+
+  /// Appends a bin of `rows` rows from perm[first_row] with level-1 tables of `entries` slots (ManyBins: rows that
+  /// never spill).
+  void add_bin(std::int64_t first_row, std::int64_t rows, Ordinal entries) {
+    if (num_bins == (ManyBins ? team_row_max_bins : 1)) {
+      throw std::logic_error("KokkosSpGEMM: too many bins for one launch");
+    }
+    Bin& b = bins[num_bins];
+    b.first = first_row;
+    b.rows = rows;
+    b.first_team = league();
+    b.l1_entries = entries;
+    b.rank_slots = fitting_rank_slots(sorted, v.known_columns, entries);
+    ++num_bins;
+  }
+  std::int64_t league() const { return num_bins == 0 ? 0 : bins[num_bins - 1].first_team + bins[num_bins - 1].rows; }
+  /// Scratch of the launch: the largest of its bins'.
+  std::size_t launch_scratch_bytes() const {
+    std::size_t most = 0;
+    for (int b = 0; b < num_bins; ++b) most = max_of(most, scratch_bytes(bins[b].l1_entries, bins[b].rank_slots));
+    return most;
+  }
+
+  /// rank_slots_of, or 0 where the table and the compact array together outgrow the device's scratch (rows then
+  /// sort after extraction).
+  static Ordinal fitting_rank_slots(bool sorted, bool known_columns, Ordinal l1_entries) {
+    const Ordinal ranks = rank_slots_of(sorted, known_columns, l1_entries);
+    return static_cast<std::int64_t>(scratch_bytes(l1_entries, ranks)) >
+                   static_cast<std::int64_t>(Policy::scratch_size_max(0))
+               ? Ordinal(0)
+               : ranks;
+  }
+
+  /// The compact array's slots (rows ranked up to that size), or 0: GPU numeric sorted rows, not values-only.
+  static Ordinal rank_slots_of(bool sorted, bool known_columns, Ordinal l1_entries) {
+    const Ordinal most = l1_entries / 2 < rank_sort_max_entries ? l1_entries / 2 : Ordinal(rank_sort_max_entries);
+    return gpu && Numeric && sorted && !known_columns && most > 0 ? static_cast<Ordinal>(rank_slots_for(most))
+                                                                  : Ordinal(0);
+  }
+
+  KOKKOS_INLINE_FUNCTION static std::size_t table_bytes(Ordinal l1_entries) {
+    return align16(l1_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 2 * sizeof(std::int64_t));
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(Ordinal l1_entries, Ordinal rank_slots = 0) {
+    return table_bytes(l1_entries) + rank_slots * sizeof(Ordinal) + 64;
+  }
+  KOKKOS_INLINE_FUNCTION static std::size_t chunk_bytes(Ordinal l2_entries) {
+    return l2_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 16;
+  }
+
+  KOKKOS_INLINE_FUNCTION bool needs_level2(const Ordinal row) const {
+    if (ManyBins || l2_entries == 0) return false;
+    const std::int64_t size = Numeric ? static_cast<std::int64_t>(v.c_rows(row + 1) - v.c_rows(row)) : v.row_bound(row);
+    return 2 * size > l1_entries;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t t = team.league_rank();
+    if constexpr (ManyBins) {
+      Bin bin = bins[0];
+      for (int k = 1; k < team_row_max_bins; ++k) {
+        if (k < num_bins && t >= bins[k].first_team) bin = bins[k];
+      }
+      run(team, perm(bin.first + t - bin.first_team), bin.l1_entries, bin.rank_slots);
+    } else {
+      run(team, perm(first + t), l1_entries, rank_slots);
+    }
+  }
+
+  /// Row `row` with a level-1 table of l1_slots and a compact array of ranks slots (0: none).
+  KOKKOS_INLINE_FUNCTION void run(const Member& team, const Ordinal row, const Ordinal l1_slots,
+                                  const Ordinal ranks) const {
+    char* base = static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(l1_slots, ranks) - 64, 16));
+    std::int64_t* shared = reinterpret_cast<std::int64_t*>(base);  // [0]: pool chunk, [1]: output cursor
+    Scalar* values = reinterpret_cast<Scalar*>(base + 2 * sizeof(std::int64_t));
+    Ordinal* keys =
+        reinterpret_cast<Ordinal*>(reinterpret_cast<char*>(values) + (Numeric ? l1_slots * sizeof(Scalar) : 0));
+    Ordinal* compact = reinterpret_cast<Ordinal*>(base + table_bytes(l1_slots));
+    const bool spill = needs_level2(row);
+    Table l1{keys, Numeric ? values : nullptr, l1_slots - 1};
+    Table l2;
+    if (spill) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = pool.acquire(team.league_rank()); });
+      team.team_barrier();
+      char* chunk = pool.chunk(shared[0]);
+      Scalar* l2_values = reinterpret_cast<Scalar*>(chunk);
+      l2 = Table{reinterpret_cast<Ordinal*>(chunk + (Numeric ? l2_entries * sizeof(Scalar) : 0)),
+                 Numeric ? l2_values : nullptr, l2_entries - 1};
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l2_entries), [&](const Ordinal s) {
+        l2.keys[s] = Table::empty;
+        if constexpr (Numeric) l2.values[s] = Scalar();
+      });
+    }
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_slots), [&](const Ordinal s) {
+      keys[s] = Table::empty;
+      if constexpr (Numeric) values[s] = Scalar();
+    });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, ranks), [&](const Ordinal s) { compact[s] = Table::empty; });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[1] = 0; });
+    team.team_barrier();
+
+    const auto a_begin = v.a_rows(row);
+    const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
+    const Ordinal window = spill ? (spill_window < l1_slots ? spill_window : l1_slots) : l1_slots;
+    if (a_len >= team.team_size()) {
+      // Thread-parallel (kkSpGEMM Fig. 3a): threads split A's row, their lanes each row of B.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_len), [&](const Ordinal t) {
+        insert_products_of_entry<Numeric>(v, team, a_begin + t, l1, window, l2);
+      });
+    } else {
+      // Fewer entries in A's row than threads: the whole team takes one row of B after the other, so that long
+      // rows of B reached from short rows of A do not leave most threads idle.
+      for (Ordinal t = 0; t < a_len; ++t) {
+        insert_products_of_entry<Numeric, true>(v, team, a_begin + t, l1, window, l2);
+      }
+    }
+    team.team_barrier();
+
+    if constexpr (!Numeric) {
+      std::int64_t count = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamVectorRange(team, l1_slots),
+          [&](const Ordinal s, std::int64_t& c) { c += keys[s] != Table::empty; }, count);
+      if (spill) {
+        std::int64_t count2 = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamVectorRange(team, l2_entries),
+            [&](const Ordinal s, std::int64_t& c) { c += l2.keys[s] != Table::empty; }, count2);
+        count += count2;
+      }
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { v.row_sizes(row) = count; });
+    } else if (v.known_columns) {
+      const auto c_begin = v.c_rows(row);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, v.c_rows(row + 1) - c_begin), [&](const Ordinal j) {
+        v.c_vals(c_begin + j) = v.gathered(l1, window, l2, v.c_cols(c_begin + j));
+      });
+    } else {
+      const auto c_begin = v.c_rows(row);
+      const std::int64_t n = v.c_rows(row + 1) - c_begin;
+      if (ranks > 0 && !spill && n <= ranks) {
+        const CompactRow<Ordinal> out{compact, n};
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_slots), [&](const Ordinal s) {
+          if (keys[s] != Table::empty) out.gather(keys[s], &shared[1]);
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n),
+                             [&](const Ordinal i) { out.write(v, c_begin, i, l1, l1_slots); });
+        return;
+      }
+      auto extract = [&](const Table& table) {
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, table.capacity()), [&](const Ordinal s) {
+          const Ordinal key = table.keys[s];
+          if (key != Table::empty) {
+            const auto pos = c_begin + fetch_add<gpu>(&shared[1], std::int64_t(1));
+            v.c_cols(pos) = key;
+            v.c_vals(pos) = table.values[s];
+          }
+        });
+      };
+      extract(l1);
+      if (spill) extract(l2);
+    }
+    if (spill) {
+      team.team_barrier();
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(shared[0]); });
+    }
+    if constexpr (Numeric) {
+      if (!sorted || v.known_columns) return;
+      team.team_barrier();
+      const auto c_begin = v.c_rows(row);
+      const std::int64_t n = v.c_rows(row + 1) - c_begin;
+      if constexpr (gpu) {
+        if (spill) {
+          sort_row_team(team, v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
+        } else {
+          // The row fits the level-1 table (n <= l1_slots / 2), which is free now: sorted there, in scratch, as a
+          // bitonic network over global memory pays a round trip to L2 at every stage.
+          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), [&](const std::int64_t j) {
+            keys[j] = v.c_cols(c_begin + j);
+            values[j] = v.c_vals(c_begin + j);
+          });
+          team.team_barrier();
+          sort_row_team(team, keys, values, n);
+          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), [&](const std::int64_t j) {
+            v.c_cols(c_begin + j) = keys[j];
+            v.c_vals(c_begin + j) = values[j];
+          });
+        }
+      } else {
+        sort_row_sequential(v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
+      }
+    }
+  }
+};
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,337 @@
+// Bin configuration: for each bin of rows, the kernel, team shape, scratch table and level-2 needs, taken from the
+// backend traits and the options. Pure host logic over ~60 bins; describe() prints the result.
+#ifndef KOKKOSSPGEMM_BINCONFIG_HPP
+#define KOKKOSSPGEMM_BINCONFIG_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <KokkosSpGEMM_Tuning.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
+#include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+enum class RowKernel {
+  Empty,          ///< bin 0: no product, nothing to do
+  Single,         ///< bin 1: every product lands in one column
+  ThreadRows,     ///< one thread (its vector lanes on GPUs) per row, several rows per team, table in scratch
+  TeamRow,        ///< one team per row: level-1 table in scratch, level-2 table from the pool when it overflows
+  TeamBitmap,     ///< one team per row: B's columns as a bitmap in scratch, values in a dense array from the pool
+  Dense,          ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
+  Heap,           ///< one thread per row, k-way merge with a min-heap (bhSPARSE heap method); rows by products
+  Esc,            ///< one team per row: expand, sort, compress (bhSPARSE ESC); rows by products
+  Merge,          ///< one team per row: pairwise merge-path rounds (bhSPARSE merge); rows by products
+  SegMerge,       ///< groups of rows through the segmented merge primitive (Ji et al.); rows by products
+  ReplayRows,     ///< reuse: one thread (its vector lanes on GPUs) per row adds products at their mapped places
+  ReplayTeamRow,  ///< reuse: one team per row adds products at their mapped places
+  ReplayTiles     ///< reuse: a warp's threads per tile of equal products, each thread a block of them
+};
+
+/// Kernels that write sorted rows by merging or sorting products: their numeric phase runs on the symbolic
+/// phase's bins (by products), since their work follows the products, not the size of C's row.
+inline bool is_product_kernel(RowKernel k) {
+  return k == RowKernel::Heap || k == RowKernel::Esc || k == RowKernel::Merge || k == RowKernel::SegMerge;
+}
+
+/// The sorted-row kernel an algorithm gives a bin of rows with this bound, or Empty for the hash/dense family.
+inline RowKernel product_kernel_for(Algorithm a, std::int64_t bound) {
+  switch (a) {
+    case Algorithm::Heap:
+      return RowKernel::Heap;
+    case Algorithm::Esc:
+      return RowKernel::Esc;
+    case Algorithm::Merge:
+      return RowKernel::Merge;
+    case Algorithm::SegMerge:
+      return RowKernel::SegMerge;
+    case Algorithm::BhSparse:
+      // bhSPARSE's split: the heap while a row is short, ESC while its products fit a team's scratch, merge beyond.
+      return bound <= 32 ? RowKernel::Heap : bound <= 2048 ? RowKernel::Esc : RowKernel::Merge;
+    default:
+      return RowKernel::Empty;
+  }
+}
+
+inline const char* row_kernel_name(RowKernel k) {
+  switch (k) {
+    case RowKernel::Empty:
+      return "empty";
+    case RowKernel::Single:
+      return "single";
+    case RowKernel::ThreadRows:
+      return "thread-rows/hash-scratch";
+    case RowKernel::TeamRow:
+      // Threads split A's row; the whole team splits each row of B when A's row is shorter than the team.
+      return "team-row/hash-scratch";
+    case RowKernel::TeamBitmap:
+      return "team-row/bitmap-dense";
+    case RowKernel::Dense:
+      return "thread-row/dense-pool";
+    case RowKernel::Heap:
+      return "thread-row/heap";
+    case RowKernel::Esc:
+      return "team-row/esc";
+    case RowKernel::Merge:
+      return "team-row/merge-path";
+    case RowKernel::SegMerge:
+      return "bin/segmented-merge";
+    case RowKernel::ReplayRows:
+      return "thread-rows/position-map";
+    case RowKernel::ReplayTeamRow:
+      return "team-row/position-map";
+    case RowKernel::ReplayTiles:
+      return "tiles/position-map";
+  }
+  return "?";
+}
+
+struct BinConfig {
+  int bin = 0;
+  std::int64_t rows = 0;
+  std::int64_t bound = 0;  ///< largest row-size bound in the bin
+  RowKernel kernel = RowKernel::Empty;
+  int team_size = 1;
+  int vector_length = 1;
+  int rows_per_team = 1;
+  std::int64_t l1_entries = 0;  ///< scratch table slots per row (power of two)
+  bool may_spill = false;       ///< rows may need a level-2 table from the pool
+  std::int64_t l2_entries = 0;  ///< level-2 table slots (power of two), or dense accumulator width
+  std::int64_t scratch = 0;     ///< ESC/merge: scratch bytes a team uses for its buffers
+  /// Sorted-row kernels: the bin's most products in a row and longest row of A, or -1 until measured (the
+  /// symbolic phase measures them once for the numeric configs, so reuse calls skip that pass).
+  std::int64_t max_products = -1;
+  std::int64_t max_a_len = -1;
+  /// Dense accumulator, numeric phase: whether a product's column is new is found without a branch (the rule:
+  /// dense_branch_free(), set by the symbolic phase once nnz(C) is known).
+  bool dense_branch_free = false;
+};
+
+/// The scratch bytes a team may use: the option, else the backend default, never more than the runtime maximum.
+template <class ExecSpace>
+std::int64_t scratch_budget(const Settings& options) {
+  const std::int64_t want =
+      options.scratch_bytes > 0 ? options.scratch_bytes : BackendTraits<ExecSpace>::scratch_bytes_per_team;
+  const std::int64_t limit = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
+  return min_of(want, limit);
+}
+
+/// A team-row bin's level-1 table: the whole table, halved until it fits the scratch budget; rows that outgrow
+/// it spill to a level-2 table of the whole size.
+inline void fit_level1(BinConfig& c, std::int64_t table, std::size_t entry_bytes, std::int64_t budget) {
+  std::int64_t l1 = table;
+  while (l1 > 1 && static_cast<std::int64_t>(l1 * entry_bytes) > budget) l1 /= 2;
+  c.l1_entries = l1;
+  c.may_spill = l1 < table;
+  if (c.may_spill) c.l2_entries = table;
+}
+
+/// The team-row bitmap accumulator (BitmapRowKernel.hpp): scratch words of 32 columns, then a count per thread,
+/// the block sums of their scan and the pool chunk's index.
+using bitmap_word = unsigned int;  // Kokkos 3.4 and 4.x both have atomic_or for it
+constexpr int bitmap_word_bits = 32;
+constexpr int bitmap_scan_blocks = 32;
+KOKKOS_INLINE_FUNCTION std::int64_t bitmap_words(std::int64_t b_cols) {
+  return (b_cols + bitmap_word_bits - 1) / bitmap_word_bits;
+}
+/// Scratch of the int64 slots (counts, block sums and their total, chunk) the kernel takes before its bitmap.
+KOKKOS_INLINE_FUNCTION std::size_t bitmap_slot_bytes(int threads) {
+  return static_cast<std::size_t>(threads + bitmap_scan_blocks + 2) * sizeof(std::int64_t);
+}
+inline std::size_t team_bitmap_scratch_bytes(std::int64_t b_cols, int threads) {
+  return static_cast<std::size_t>(bitmap_words(b_cols)) * sizeof(bitmap_word) + bitmap_slot_bytes(threads) + 64;
+}
+
+/// Largest team (threads, times the vector length) of a team-row bin on GPUs.
+constexpr int team_row_max_team_size = 16;
+
+/// Whether the bitmap accumulator serves wide rows of teams of `threads`: Options::wide_rows asks for it (Auto: on
+/// GPUs, where level-2 hash tables cost a global compare-and-swap a product, outside deterministic mode; CPU teams
+/// are one thread with cached tables) and B's bitmap fits the scratch budget.
+template <class ExecSpace>
+bool bitmap_serves(const Settings& options, std::int64_t b_cols, int threads, std::int64_t budget) {
+  const bool wanted =
+      options.wide_rows == WideRows::Bitmap ||
+      (options.wide_rows == WideRows::Auto && BackendTraits<ExecSpace>::is_gpu && !options.deterministic);
+  return wanted && static_cast<std::int64_t>(team_bitmap_scratch_bytes(b_cols, threads)) <= budget;
+}
+
+/// Gives a team-row bin whose rows outgrow scratch the bitmap accumulator where it serves.
+template <class ExecSpace>
+void choose_wide_row_accumulator(BinConfig& c, std::int64_t b_cols, std::int64_t budget, const Settings& options) {
+  if (c.kernel == RowKernel::TeamRow && c.may_spill &&
+      bitmap_serves<ExecSpace>(options, b_cols, c.team_size * c.vector_length, budget)) {
+    c.kernel = RowKernel::TeamBitmap;
+  }
+}
+
+/// Whether the hash family's bins take the CPU dense accumulator. On CPUs it beats the scratch hash, short rows
+/// included: a column indexes its slot directly, with no probing. Past dense_max_columns random rows gain nothing.
+template <class ExecSpace>
+bool dense_accumulator_for(const Settings& options, std::int64_t b_cols) {
+  return !BackendTraits<ExecSpace>::is_gpu &&
+         (options.algorithm == Algorithm::Dense ||
+          (options.algorithm == Algorithm::Auto && b_cols <= options.dense_max_columns));
+}
+
+/// Products over nnz(C) below which the dense accumulator's numeric phase finds new columns without a branch: there
+/// a product's column is new often enough that the branch is a coin toss. Where C compresses more, the branch is
+/// well predicted and costs less than the branch-free stores.
+constexpr std::int64_t dense_branch_free_compression = 4;
+
+/// Whether the dense accumulator's numeric phase runs branch-free (BinConfig::dense_branch_free): C compresses the
+/// products less than dense_branch_free_compression to 1, and the products outnumber the value slots the pool then
+/// zeroes first (B's columns for each of `threads` chunks): zeroing more slots than there are products costs more
+/// than the branches save.
+inline bool dense_branch_free(std::int64_t products, std::int64_t nnz, std::int64_t b_cols, std::int64_t threads) {
+  return products < dense_branch_free_compression * nnz && b_cols * threads <= products;
+}
+
+/// The one bin of the dense accumulator over all rows in order (RowBins::in_order); bound: the largest row bound.
+inline BinConfig configure_dense_rows(std::int64_t rows, std::int64_t bound, std::int64_t b_cols) {
+  BinConfig c;
+  c.bin = max_of(2, row_bin_of(bound));
+  c.rows = rows;
+  c.bound = row_bin_bound(c.bin);
+  c.kernel = RowKernel::Dense;
+  c.l2_entries = b_cols;
+  return c;
+}
+
+/// entry_bytes: bytes per table slot (column, plus value in the numeric phase); mean_b_met: the mean row of B an
+/// entry of A meets (products over entries of A; 0: not known); most_products: the bin's longest row in products
+/// (0: not known); rank_bytes: bytes per pair of table slots a GPU thread row also holds to write its row sorted
+/// (a column: the compact array of ThreadRowsKernel).
+template <class ExecSpace>
+BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::size_t entry_bytes,
+                        const Settings& options, std::int64_t mean_b_met = 0, std::int64_t most_products = 0,
+                        std::size_t rank_bytes = 0) {
+  using Traits = BackendTraits<ExecSpace>;
+  BinConfig c;
+  c.bin = bin;
+  c.rows = rows;
+  c.bound = row_bin_bound(bin);
+  if (bin == 0) return c;
+  if (bin == 1) {
+    c.kernel = RowKernel::Single;
+    return c;
+  }
+  const std::int64_t budget = scratch_budget<ExecSpace>(options);
+  const RowKernel sorted_kernel = product_kernel_for(options.algorithm, c.bound);
+  if (sorted_kernel != RowKernel::Empty) {
+    c.kernel = sorted_kernel;
+    c.scratch = budget - 64;
+    if (sorted_kernel == RowKernel::Heap) {
+      c.team_size = Traits::is_gpu ? 32 : 1;
+      c.rows_per_team = c.team_size;
+    } else if (sorted_kernel != RowKernel::SegMerge && Traits::is_gpu) {
+      c.team_size = c.bound <= 512 ? 64 : c.bound <= 8192 ? 128 : 256;
+    }
+    return c;
+  }
+  // Load factor at most 1/2: short probe sequences.
+  const std::int64_t table = static_cast<std::int64_t>(bit_ceil_u64(2 * static_cast<std::uint64_t>(c.bound)));
+  // Scratch of a GPU thread row: its table and, to write sorted, a compact array of half the table (4 at least).
+  const std::int64_t thread_row_bytes =
+      table * static_cast<std::int64_t>(entry_bytes) + max_of<std::int64_t>(4, table / 2) * rank_bytes;
+  if (dense_accumulator_for<ExecSpace>(options, b_cols)) {
+    c.kernel = RowKernel::Dense;
+    c.l2_entries = b_cols;
+    return c;
+  }
+  if (Traits::is_gpu && options.deterministic) {
+    // One thread per row, no vector lanes: each sum runs in A's then B's order whatever the table placement. As
+    // many rows per team as their tables fit in scratch (at least 32); longer rows get a team of one thread.
+    c.rows_per_team = static_cast<int>(min_of<std::int64_t>(256, budget / thread_row_bytes));
+    if (c.rows_per_team >= 32) {
+      c.kernel = RowKernel::ThreadRows;
+      c.team_size = c.rows_per_team;
+      c.l1_entries = table;
+      return c;
+    }
+    c.rows_per_team = 1;
+    c.kernel = RowKernel::TeamRow;
+    fit_level1(c, table, entry_bytes, budget);
+    choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);
+    return c;
+  }
+  if (Traits::is_gpu && c.bound <= 64) {
+    // Lanes per row follow the row size, 256 threads per team; but no more lanes than the mean row of B an entry of
+    // A meets (mean_b_met), as many more rows a team as scratch holds (at least 64 threads): lanes past a row of B
+    // idle (stencils and A*P meet rows of B of a few entries). Only where no row of the bin has over 4 products an
+    // entry of its bound: a mean says nothing of a bin's few rows of many products (rows of C compressing 1,000
+    // products each would take 16x as long on 2 lanes as on 32).
+    c.vector_length =
+        static_cast<int>(min_of<std::int64_t>(Traits::max_vector_length, max_of<std::int64_t>(2, c.bound / 2)));
+    c.team_size = 256 / c.vector_length;
+    const int lanes = static_cast<int>(min_of<std::uint64_t>(
+        c.vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_b_met)))));
+    const int team = static_cast<int>(min_of<std::int64_t>(256 / lanes, budget / thread_row_bytes));
+    if (mean_b_met > 0 && most_products > 0 && most_products <= 4 * c.bound && lanes < c.vector_length &&
+        team * lanes >= 64) {
+      c.vector_length = lanes;
+      c.team_size = team;
+    }
+    c.rows_per_team = c.team_size;
+    c.l1_entries = table;
+    c.kernel = RowKernel::ThreadRows;
+    if (c.rows_per_team * thread_row_bytes <= budget) return c;
+  }
+  if (!Traits::is_gpu && static_cast<std::int64_t>(table * entry_bytes) <= budget) {
+    // A CPU team is one thread: it walks several rows, each with its own table, to amortise the team's start.
+    c.kernel = RowKernel::ThreadRows;
+    c.l1_entries = table;
+    c.rows_per_team =
+        static_cast<int>(min_of<std::int64_t>(16, budget / (table * static_cast<std::int64_t>(entry_bytes))));
+    return c;
+  }
+  c.kernel = RowKernel::TeamRow;
+  if (Traits::is_gpu) {
+    c.vector_length = Traits::max_vector_length;
+    c.team_size =
+        static_cast<int>(min_of<std::int64_t>(team_row_max_team_size, max_of<std::int64_t>(4, c.bound / 256)));
+    // A bin of few rows leaves most of the device idle: wider teams while its rows hold under half the threads that
+    // can run at once, so that each long row spreads over threads that would otherwise idle.
+    const std::int64_t threads = concurrency(ExecSpace());
+    while (c.team_size < team_row_max_team_size && 4 * rows * c.team_size * c.vector_length <= threads) {
+      c.team_size *= 2;
+    }
+  }
+  fit_level1(c, table, entry_bytes, budget);
+  choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);
+  return c;
+}
+
+/// Chunks for a pool serving one launch: no more than the teams that can run at once (so takers rarely wait),
+/// no more than the rows, and within the byte limit of the options (at least one).
+template <class ExecSpace>
+std::int64_t pool_chunks(const ExecSpace& exec, const BinConfig& c, std::size_t chunk_bytes, const Settings& options) {
+  const std::int64_t threads_per_team = static_cast<std::int64_t>(c.team_size) * c.vector_length;
+  std::int64_t chunks = max_of<std::int64_t>(1, concurrency(exec) / threads_per_team);
+  chunks = min_of(chunks, c.rows);
+  if (options.pool_bytes_limit > 0) {
+    chunks = min_of<std::int64_t>(chunks, static_cast<std::int64_t>(options.pool_bytes_limit / chunk_bytes));
+  }
+  return max_of<std::int64_t>(chunks, 1);
+}
+
+inline std::string describe_bin(const BinConfig& c) {
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "  bin %2d  bound <= %-10lld rows %-10lld %-26s team %2dx%-2d rows/team %-3d l1 %-6lld%s", c.bin,
+                static_cast<long long>(c.bound), static_cast<long long>(c.rows), row_kernel_name(c.kernel), c.team_size,
+                c.vector_length, c.rows_per_team, static_cast<long long>(c.l1_entries),
+                c.kernel == RowKernel::Dense ? "  dense width " : (c.may_spill ? "  l2 " : ""));
+  std::string s(line);
+  if (c.kernel == RowKernel::Dense || c.may_spill) s += std::to_string(c.l2_entries);
+  if (c.kernel == RowKernel::TeamBitmap) s += " (hash level 2 when the pool cannot hold dense rows)";
+  return s;
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,213 @@
+// Input checks, always on and cheap (one pass over each operand on the device): shapes agree, the row map starts at
+// 0, never decreases and ends at the number of stored entries, and every column index is in range.
+#ifndef KOKKOSSPGEMM_INPUTCHECKS_HPP
+#define KOKKOSSPGEMM_INPUTCHECKS_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <KokkosSpGEMM_Errors.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// x < 0 without a warning for unsigned offsets (size_t row maps are common).
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr bool is_negative(const T& x) {
+  if constexpr (std::is_signed<T>::value) {
+    return x < 0;
+  } else {
+    return false;
+  }
+}
+
+/// Throws InvalidInput naming function, matrix and the first offending row unless m is a well-formed CSR matrix.
+/// Rows may be unsorted and may repeat a column: every algorithm here accepts that.
+template <class ExecSpace, class Matrix>
+void check_csr(const ExecSpace& exec, const char* function, const char* name, const Matrix& m) {
+  using Ordinal = typename Matrix::ordinal_type;
+  const Ordinal rows = m.num_rows();
+  KOKKOSSPGEMM_REQUIRE(rows >= 0 && m.num_cols() >= 0, InvalidInput, function,
+                       name << " has negative dimensions " << rows << " x " << m.num_cols());
+  const std::size_t nnz = m.entries().extent(0);
+  KOKKOSSPGEMM_REQUIRE(m.values().extent(0) == nnz, InvalidInput, function,
+                       name << " has " << nnz << " column indices but " << m.values().extent(0) << " values");
+  if (rows == 0 && m.row_map().extent(0) == 0) {
+    KOKKOSSPGEMM_REQUIRE(nnz == 0, InvalidInput, function, name << " has no rows but " << nnz << " entries");
+    return;
+  }
+  KOKKOSSPGEMM_REQUIRE(m.row_map().extent(0) == static_cast<std::size_t>(rows) + 1, InvalidInput, function,
+                       name << "'s row map has " << m.row_map().extent(0)
+                            << " entries, expected num_rows + 1 = " << static_cast<std::int64_t>(rows) + 1);
+  const auto row_map = m.row_map();
+  const auto cols = m.entries();
+  const Ordinal num_cols = m.num_cols();
+  constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  std::int64_t bad_row = none;      // first row whose offsets decrease or leave [0, nnz]
+  std::int64_t bad_col_row = none;  // first row with a column index out of range
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::InputChecks::csr", Impl::Range<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const Ordinal i, std::int64_t& first_bad, std::int64_t& first_bad_col) {
+        const auto begin = row_map(i);
+        const auto end = row_map(i + 1);
+        if (is_negative(begin) || end < begin || static_cast<std::size_t>(end) > nnz) {
+          if (i < first_bad) first_bad = i;
+          return;
+        }
+        for (auto e = begin; e < end; ++e) {
+          const Ordinal c = cols(e);
+          if (c < 0 || c >= num_cols) {
+            if (i < first_bad_col) first_bad_col = i;
+            return;
+          }
+        }
+      },
+      Kokkos::Min<std::int64_t>(bad_row), Kokkos::Min<std::int64_t>(bad_col_row));
+  auto first = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), Kokkos::subview(row_map, std::make_pair(std::size_t(0), std::size_t(1))));
+  KOKKOSSPGEMM_REQUIRE(first(0) == 0, InvalidInput, function, name << "'s row map starts at " << first(0) << ", not 0");
+  if (bad_row != none) {
+    auto host_row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_map);
+    KOKKOSSPGEMM_REQUIRE(false, InvalidInput, function,
+                         name << "'s row map is not monotone within [0, " << nnz << "] at row " << bad_row
+                              << " (row_map[" << bad_row << "] = " << host_row_map(bad_row) << ", row_map["
+                              << bad_row + 1 << "] = " << host_row_map(bad_row + 1) << ")");
+  }
+  auto last = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), Kokkos::subview(row_map, std::make_pair(std::size_t(rows), std::size_t(rows) + 1)));
+  KOKKOSSPGEMM_REQUIRE(static_cast<std::size_t>(last(0)) == nnz, InvalidInput, function,
+                       name << "'s row map ends at " << last(0) << " but it stores " << nnz << " entries");
+  if (bad_col_row != none) {
+    auto host_row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_map);
+    auto host_cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cols);
+    for (auto e = host_row_map(bad_col_row); e < host_row_map(bad_col_row + 1); ++e) {
+      KOKKOSSPGEMM_REQUIRE(host_cols(e) >= 0 && host_cols(e) < num_cols, InvalidInput, function,
+                           name << " has column index " << host_cols(e) << " in row " << bad_col_row << ", outside [0, "
+                                << num_cols << ")");
+    }
+  }
+}
+
+/// For the methods that merge rows: every row sorted by column (repeats allowed). InvalidInput names the row.
+template <class ExecSpace, class Matrix>
+void check_rows_sorted(const ExecSpace& exec, const char* function, const char* name, const char* method,
+                       const Matrix& m) {
+  const auto row_map = m.row_map();
+  const auto cols = m.entries();
+  constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  std::int64_t bad = none;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::InputChecks::rows_sorted", Impl::Range<ExecSpace>(exec, 0, m.num_rows()),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first_bad) {
+        for (auto e = row_map(i) + 1; e < row_map(i + 1); ++e) {
+          if (cols(e) < cols(e - 1)) {
+            if (i < first_bad) first_bad = i;
+            return;
+          }
+        }
+      },
+      Kokkos::Min<std::int64_t>(bad));
+  KOKKOSSPGEMM_REQUIRE(bad == none, InvalidInput, function,
+                       "algorithm '" << method << "' merges sorted rows, but row " << bad << " of " << name
+                                     << " is not sorted by column: sort the rows (KokkosSpGEMM::sort_rows) or use "
+                                        "algorithm 'hash' or 'esc'");
+}
+
+/// Whether row i's offsets of a CSR matrix keep the rules: monotone within [0, nnz], starting at 0 and ending at
+/// nnz. Columns are checked entry by entry (csr_column_ok): a thread per row would queue a long row's columns on one
+/// thread, and the check would wait on the longest row.
+template <class RowMap, class Ordinal>
+KOKKOS_INLINE_FUNCTION bool csr_offsets_ok(const RowMap& row_map, std::size_t nnz, Ordinal i, Ordinal rows) {
+  const auto begin = row_map(i);
+  const auto end = row_map(i + 1);
+  return !is_negative(begin) && begin <= end && static_cast<std::size_t>(end) <= nnz && (i != 0 || begin == 0) &&
+         (i + 1 != rows || static_cast<std::size_t>(end) == nnz);
+}
+
+template <class Cols, class Ordinal>
+KOKKOS_INLINE_FUNCTION bool csr_column_ok(const Cols& cols, std::int64_t e, Ordinal num_cols) {
+  return cols(e) >= 0 && cols(e) < num_cols;
+}
+
+/// Every row and entry of A and B, as one flat range: A's rows, A's entries, B's rows, B's entries. ok(i) says
+/// whether item i keeps the rules (csr_offsets_ok, csr_column_ok).
+template <class AMatrix, class BMatrix>
+struct OperandItems {
+  using Ordinal = typename AMatrix::ordinal_type;
+  typename AMatrix::row_map_type a_rows;
+  typename AMatrix::entries_type a_cols;
+  typename BMatrix::row_map_type b_rows;
+  typename BMatrix::entries_type b_cols;
+  Ordinal ra = 0, ca = 0, rb = 0, cb = 0;
+  std::int64_t na = 0, nb = 0, a_end = 0, b_rows_end = 0;
+
+  OperandItems(const AMatrix& a, const BMatrix& b)
+      : a_rows(a.row_map()),
+        a_cols(a.entries()),
+        b_rows(b.row_map()),
+        b_cols(b.entries()),
+        ra(a.num_rows()),
+        ca(a.num_cols()),
+        rb(b.num_rows()),
+        cb(b.num_cols()),
+        na(static_cast<std::int64_t>(a.entries().extent(0))),
+        nb(static_cast<std::int64_t>(b.entries().extent(0))),
+        a_end(static_cast<std::int64_t>(ra) + na),
+        b_rows_end(a_end + static_cast<std::int64_t>(rb)) {}
+
+  std::int64_t size() const { return b_rows_end + nb; }
+
+  KOKKOS_INLINE_FUNCTION bool ok(const std::int64_t i) const {
+    if (i < ra) return csr_offsets_ok(a_rows, static_cast<std::size_t>(na), static_cast<Ordinal>(i), ra);
+    if (i < a_end) return csr_column_ok(a_cols, i - ra, ca);
+    if (i < b_rows_end)
+      return csr_offsets_ok(b_rows, static_cast<std::size_t>(nb), static_cast<Ordinal>(i - a_end), rb);
+    return csr_column_ok(b_cols, i - b_rows_end, cb);
+  }
+};
+
+/// The checks of A and B that need no device pass: dimensions agree, and the arrays have the shape of a CSR matrix
+/// with rows (false: the device pass cannot run; check_csr names the problem).
+template <class AMatrix, class BMatrix>
+bool check_operand_shapes(const char* function, const AMatrix& a, const BMatrix& b) {
+  KOKKOSSPGEMM_REQUIRE(a.num_cols() == b.num_rows(), DimensionMismatch, function,
+                       "A is " << a.num_rows() << " x " << a.num_cols() << " but B is " << b.num_rows() << " x "
+                               << b.num_cols() << ": A.num_cols() must equal B.num_rows()");
+  auto shape_ok = [](const auto& m) {
+    return m.num_rows() > 0 && m.num_cols() >= 0 && m.values().extent(0) == m.entries().extent(0) &&
+           m.row_map().extent(0) == static_cast<std::size_t>(m.num_rows()) + 1;
+  };
+  return shape_ok(a) && shape_ok(b);
+}
+
+/// Checks A and B for a product: dimensions, then every row of both. The common case (valid operands) costs one
+/// pass over both and one synchronisation; the detailed checks, which name the problem, run only when it found one
+/// (or for shapes without rows).
+template <class ExecSpace, class AMatrix, class BMatrix>
+void check_operands(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b) {
+  std::int64_t bad = 0;
+  if (check_operand_shapes(function, a, b)) {
+    const OperandItems<AMatrix, BMatrix> items(a, b);
+    Kokkos::parallel_reduce(
+        "KokkosSpGEMM::InputChecks::operands", Impl::Range<ExecSpace>(exec, 0, items.size()),
+        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& count) {
+          if (!items.ok(i)) ++count;
+        },
+        bad);
+    if (bad == 0) return;
+  }
+  check_csr(exec, function, "A", a);
+  check_csr(exec, function, "B", b);
+  // Only if the operands changed between the two passes (another stream writing them).
+  KOKKOSSPGEMM_REQUIRE(bad == 0, InvalidInput, function, "A or B is not a well-formed CSR matrix");
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,178 @@
+// The numeric phase: with the row map from the symbolic phase and its exact-size bins, accumulate every row's
+// values and write C's columns and values in place (sorted by column unless unsorted output was asked for).
+#ifndef KOKKOSSPGEMM_NUMERIC_HPP
+#define KOKKOSSPGEMM_NUMERIC_HPP
+
+#include <KokkosSpGEMM_Errors.hpp>
+#include <KokkosSpGEMM_Handle.hpp>
+#include <impl/pipeline/KokkosSpGEMM_MultiplyViews.hpp>
+#include <impl/reuse/KokkosSpGEMM_PositionMapBuild.hpp>
+#include <impl/reuse/KokkosSpGEMM_PositionReplay.hpp>
+#include <impl/methods/KokkosSpGEMM_RMerge.hpp>
+#include <impl/pipeline/KokkosSpGEMM_RowKernelLaunch.hpp>
+#include <impl/memory/KokkosSpGEMM_Workspace.hpp>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// Bytes of C's entries and values for the handle's nnz(C).
+template <class CMatrix, class Handle>
+std::size_t c_entry_bytes(const Handle& handle) {
+  return static_cast<std::size_t>(handle.nnz()) *
+         (sizeof(typename CMatrix::ordinal_type) + sizeof(typename CMatrix::scalar_type));
+}
+
+/// Checks C and the kept analysis against the memory budget (refused before C is touched), then gives C its
+/// entries and values for nnz(C) unless it has them. Returns the bytes the budget leaves for pools (0: no budget).
+template <class ExecSpace, class Handle, class CMatrix>
+std::size_t prepare_numeric_output(const ExecSpace& exec, const Handle& handle, CMatrix& c) {
+  const std::size_t budget = state(handle).settings.memory_budget_bytes;
+  const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle) +
+                              (static_cast<std::size_t>(c.num_rows()) + 1) * sizeof(typename CMatrix::offset_type);
+  KOKKOSSPGEMM_REQUIRE(budget == 0 || c_bytes + handle.kept_bytes() < budget, OutOfMemory, "spgemm_numeric",
+                       "C needs " << c_bytes << " bytes (nnz(C) = " << handle.nnz() << ") and the analysis keeps "
+                                  << handle.kept_bytes() << ", over the memory budget of " << budget << " bytes");
+  if (c.entries().extent(0) != static_cast<std::size_t>(handle.nnz())) {
+    c.set_entries(typename CMatrix::entries_type(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), handle.nnz()));
+  }
+  if (c.values().extent(0) != static_cast<std::size_t>(handle.nnz())) {
+    c.set_values(typename CMatrix::values_type(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), handle.nnz()));
+  }
+  return budget > 0 ? budget - c_bytes - handle.kept_bytes() : 0;
+}
+
+/// True when C's entries hold the columns this handle's last numeric call wrote, in the order now asked for.
+template <class Handle, class CMatrix>
+bool columns_known(const Handle& handle, const CMatrix& c) {
+  const Settings& o = state(handle).settings;
+  return o.reuse_columns && o.algorithm != Algorithm::RMerge && state(handle).written_columns != nullptr &&
+         state(handle).written_columns == static_cast<const void*>(c.entries().data()) &&
+         state(handle).written_sorted == o.sorted && c.entries().extent(0) == static_cast<std::size_t>(handle.nnz());
+}
+
+/// Pool options for one numeric call: on GPUs the pools (one chunk per concurrent team by default) are held to the
+/// size of C beyond what the analysis keeps, so that a call's peak extra memory stays within C (teams wait for
+/// chunks beyond that).
+template <class ExecSpace, class CMatrix, class Handle>
+Settings numeric_launch_options(const Handle& handle) {
+  Settings launch_options = state(handle).settings;
+  if (BackendTraits<ExecSpace>::is_gpu) {
+    const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle);
+    const std::size_t cap = c_bytes > handle.kept_bytes() ? c_bytes - handle.kept_bytes() : 1;
+    if (launch_options.pool_bytes_limit == 0 || cap < launch_options.pool_bytes_limit) {
+      launch_options.pool_bytes_limit = cap;
+    }
+  }
+  return launch_options;
+}
+
+/// Whether a numeric call will replay C from the handle's position map as it stands (every bin with work mapped),
+/// so that A and B can be checked on the device beside the replay, without a copy back of their own
+/// (replay_positions skips its work when they fail; run_numeric then names the problem).
+template <class Handle, class CMatrix>
+bool defers_operand_check(const Handle& handle, const CMatrix& c) {
+  const auto& map = state(handle).positions;
+  return state(handle).chunks.empty() && columns_known(handle, c) && state(handle).settings.reuse_positions &&
+         map.made() && map.columns == static_cast<const void*>(c.entries().data()) && !map.mapped.empty() &&
+         map.gathered.empty();
+}
+
+/// retried: this call already found C's columns changed once and made the map anew from them.
+/// operands_checked: A and B passed check_operands; otherwise (defers_operand_check) the replay checks them.
+template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
+void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
+                 bool retried = false, bool operands_checked = true) {
+  if (!operands_checked && !defers_operand_check(handle, c)) {
+    check_operands(exec, "spgemm_numeric", a, b);
+    operands_checked = true;
+  }
+  // Decided before C may get new arrays: fresh ones hold no columns.
+  const bool known = columns_known(handle, c);
+  const bool by_positions = known && state(handle).settings.reuse_positions;
+  // A full phase rewrites C's columns: the map would no longer describe them (and its memory is better freed).
+  if (!by_positions) state(handle).positions = decltype(state(handle).positions)();
+  std::size_t pool_budget = prepare_numeric_output(exec, handle, c);
+  auto& map = state(handle).positions;
+  const bool make_map = by_positions && (!map.made() || map.columns != static_cast<const void*>(c.entries().data()));
+  // Pools and bin counts, allocated only when taken. Calls that use the position map (it fills what the size of C
+  // leaves) or run under a budget allocate each take on its own; a full phase plans at most an eighth of C.
+  Workspace<ExecSpace> workspace(exec, pool_budget > 0 || by_positions
+                                           ? 0
+                                           : min_of(workspace_small_pools_bytes, c_entry_bytes<CMatrix>(handle) / 8));
+  MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
+  v.known_columns = known;
+  state(handle).written_columns = nullptr;  // until this call succeeds
+  if (v.known_columns) {
+    if (state(handle).reuse_status.data() == nullptr) {
+      state(handle).reuse_status = decltype(state(handle).reuse_status)(
+          Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"), ReuseStatus::entries);
+    }
+    Kokkos::deep_copy(exec, state(handle).reuse_status, std::uint64_t(0));
+    v.reuse_status = state(handle).reuse_status;
+  }
+  std::size_t pool = 0;
+  if (make_map) {
+    // The map may take the size of C beyond what the analysis keeps (or the option's bytes), and under a memory
+    // budget half of what the budget leaves.
+    map = decltype(state(handle).positions)();
+    const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle);
+    const std::size_t want =
+        state(handle).settings.reuse_positions_bytes > 0 ? state(handle).settings.reuse_positions_bytes : c_bytes;
+    std::size_t limit = want > handle.kept_bytes() ? want - handle.kept_bytes() : 0;
+    if (pool_budget > 0) limit = min_of(limit, pool_budget / 2);
+    const std::size_t pool_cap = c_bytes > handle.kept_bytes() ? c_bytes - handle.kept_bytes() : 1;
+    if (!make_position_map(exec, workspace, handle, v, limit, pool_cap, pool)) {
+      run_numeric(exec, handle, a, b, c);  // C's columns are not this product's: the full phase
+      return;
+    }
+    if (pool_budget > 0) pool_budget -= map.bytes();
+  }
+  const bool replay = by_positions && !map.mapped.empty();
+  const Settings launch_options = numeric_launch_options<ExecSpace, CMatrix>(handle);
+  if (replay) {
+    if (operands_checked) {
+      replay_positions(exec, v, map, state(handle).reuse_status, state(handle).settings.deterministic);
+    } else {
+      const OperandItems<AMatrix, BMatrix> items(a, b);
+      replay_positions(exec, v, map, state(handle).reuse_status, state(handle).settings.deterministic, items);
+    }
+    pool =
+        max_of(pool, launch_row_kernels<true>(exec, workspace, v, map.bins, map.gathered, launch_options, pool_budget));
+  } else if (state(handle).settings.algorithm == Algorithm::RMerge) {
+    pool = rmerge_multiply<true>(exec, v, a.num_rows());
+  } else {
+    pool = launch_row_kernels<true>(exec, workspace, v, state(handle).numeric_bins, state(handle).numeric_configs,
+                                    launch_options, pool_budget);
+    if (!state(handle).product_configs.empty()) {
+      pool = max_of(pool, launch_row_kernels<true>(exec, workspace, v, state(handle).product_bins,
+                                                   state(handle).product_configs, launch_options, pool_budget));
+    }
+  }
+  if (v.known_columns) {
+    const ReuseStatus status = read_reuse_status(exec, state(handle).reuse_status);
+    if (status.bad_operands > 0) {
+      map = decltype(state(handle).positions)();     // its replay was skipped; C holds nothing of this call
+      check_operands(exec, "spgemm_numeric", a, b);  // names the problem (throws)
+    }
+    if (status.missing > 0 || (replay && status.checksum != map.checksum)) {
+      // C's entries were changed since they were written. A new map from them serves them if they still hold this
+      // product's columns (the map making checks); otherwise, or without the map, the full phase recomputes them.
+      map = decltype(state(handle).positions)();
+      if (replay && !retried) state(handle).written_columns = c.entries().data();
+      run_numeric(exec, handle, a, b, c, true);
+      return;
+    }
+  }
+  state(handle).written_columns = c.entries().data();
+  state(handle).written_sorted = state(handle).settings.sorted;
+  state(handle).numeric_pool_bytes = pool;
+  state(handle).peak_extra_bytes =
+      max_of(state(handle).peak_extra_bytes, workspace.peak_bytes(pool) + handle.kept_bytes());
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,224 @@
+// Binning (Liu & Vinter's bhSPARSE, stage 2): rows of C grouped by the power of two of their size bound, so that
+// each bin gets one kernel configuration. Bin 0: no product; bin 1: one product; bin b >= 2: bound in
+// (2^(b-2), 2^(b-1)]. Counting and scattering run on the device; only the per-bin counts come to the host.
+#ifndef KOKKOSSPGEMM_ROWBINS_HPP
+#define KOKKOSSPGEMM_ROWBINS_HPP
+
+#include <Kokkos_Core.hpp>
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
+#include <impl/memory/KokkosSpGEMM_Workspace.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+constexpr int num_row_bins = 66;
+
+/// The bin of a row whose size bound is ub (see the file comment).
+KOKKOS_INLINE_FUNCTION int row_bin_of(std::int64_t ub) {
+  if (ub <= 1) return static_cast<int>(ub);
+  return 1 + bit_width_u64(static_cast<std::uint64_t>(ub - 1));
+}
+
+/// Largest size bound a row of bin b can have.
+inline std::int64_t row_bin_bound(int b) { return b <= 1 ? b : (std::int64_t(1) << (b - 1)); }
+
+/// A permutation of the rows grouped by bin: rows of bin b are perm[offsets[b], offsets[b+1]). With in_order, every
+/// row is in one bin in its own order and perm is empty (see all_rows_in_one_bin).
+template <class Ordinal, class MemorySpace>
+struct RowBins {
+  Kokkos::View<Ordinal*, MemorySpace> perm;
+  /// Where perm is a block of the temporary cache (bin_rows' from_cache): handed back when the last copy goes.
+  std::shared_ptr<void> perm_block;
+  std::vector<std::int64_t> offsets = std::vector<std::int64_t>(num_row_bins + 1, 0);
+  bool in_order = false;
+  /// The most work (products) of a row in each bin, where the binning was given a work measure; else empty.
+  std::vector<std::int64_t> most_work;
+  /// With a work measure: the work of all rows.
+  std::int64_t total_work = 0;
+  std::int64_t count(int b) const { return offsets[b + 1] - offsets[b]; }
+  std::int64_t most(int b) const { return most_work.empty() ? 0 : most_work[b]; }
+  /// With a work measure: the most work of any row.
+  std::int64_t max_work() const {
+    std::int64_t m = 0;
+    for (const std::int64_t w : most_work) m = max_of(m, w);
+    return m;
+  }
+};
+
+/// No work measure for bin_rows: RowBins::most_work stays empty.
+struct NoRowWork {
+  static constexpr bool enabled = false;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t) const { return 0; }
+};
+
+/// The rows in their own order, as a permutation for the row kernels.
+template <class Ordinal>
+struct RowsInOrder {
+  KOKKOS_INLINE_FUNCTION Ordinal operator()(std::int64_t i) const { return static_cast<Ordinal>(i); }
+};
+
+/// Every row in bin b, in order: for the CPU dense accumulator, which runs every bin alike (binning would only cost
+/// two passes and scatter the rows of A and C over the bins).
+template <class Ordinal, class MemorySpace>
+RowBins<Ordinal, MemorySpace> all_rows_in_one_bin(std::int64_t rows, int b) {
+  RowBins<Ordinal, MemorySpace> bins;
+  bins.in_order = true;
+  for (int i = b + 1; i <= num_row_bins; ++i) bins.offsets[i] = rows;
+  return bins;
+}
+
+/// Rows handled per team while binning: a team histograms its rows in scratch, then touches the global counters
+/// once per bin, which keeps atomic contention on the ~60 counters low on GPUs.
+constexpr int rows_per_binning_team = 2048;
+
+/// Counts, in local (scratch), the rows of this team's block per bin, and with a work measure (Work::enabled) each
+/// bin's most work in most (scratch) and the block's work in most(num_row_bins); ends with a barrier.
+template <class Member, class Counts, class UpperBound, class Work = NoRowWork>
+KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& local, std::int64_t num_rows,
+                                           const UpperBound& ub, const Work& work = Work(),
+                                           const Counts& most = Counts()) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
+    if (b < num_row_bins) local(b) = 0;
+    if (Work::enabled) most(b) = 0;
+  });
+  team.team_barrier();
+  const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
+  const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
+  std::int64_t block_work = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, begin, end),
+      [&](std::int64_t i, std::int64_t& sum) {
+        const int b = row_bin_of(ub(i));
+        Kokkos::atomic_add(&local(b), std::int64_t(1));
+        if (Work::enabled) {
+          const std::int64_t w = work(i);
+          Kokkos::atomic_fetch_max(&most(b), w);
+          sum += w;
+        }
+      },
+      block_work);
+  if (Work::enabled) Kokkos::single(Kokkos::PerTeam(team), [&]() { most(num_row_bins) = block_work; });
+  team.team_barrier();
+}
+
+/// Each bin's first slot in the permutation, passed to a kernel by value.
+struct BinStarts {
+  std::int64_t first[num_row_bins];
+};
+
+/// The permutation of bin_rows: a view of its own, or with from_cache a block of the temporary cache (CUDA: no
+/// cudaMalloc, and no wait for the whole device at its free), which is handed back in order on
+/// exec. Only for an analysis that dies with the call on exec (a one-shot's), where no other stream can still read it.
+template <class ExecSpace, class Ordinal>
+void allocate_permutation(const ExecSpace& exec, RowBins<Ordinal, typename ExecSpace::memory_space>& bins,
+                          std::int64_t rows, bool from_cache) {
+  const char* label = "KokkosSpGEMM::RowBins::perm";
+  if (from_cache && rows > 0) {
+    const std::size_t bytes = static_cast<std::size_t>(rows) * sizeof(Ordinal);
+    if (void* p = BlockCache<ExecSpace>::allocate(exec, bytes, label)) {
+      bins.perm_block = std::shared_ptr<void>(
+          p, [exec, bytes, label](void* q) { BlockCache<ExecSpace>::release(exec, q, bytes, label); });
+      bins.perm = Kokkos::View<Ordinal*, typename ExecSpace::memory_space>(static_cast<Ordinal*>(p), rows);
+      return;
+    }
+  }
+  bins.perm = Kokkos::View<Ordinal*, typename ExecSpace::memory_space>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), rows);
+}
+
+/// The permutation is the result's own (handles keep it; see allocate_permutation for from_cache); the counts come
+/// from the phase's workspace. With a work measure (work(i) of row i, Work::enabled), the most work of a row in each
+/// bin comes back with the counts.
+template <class ExecSpace, class Ordinal, class UpperBound, class Work = NoRowWork>
+RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
+                                                            Ordinal num_rows, const UpperBound& ub,
+                                                            const Work& work = Work(), bool from_cache = false) {
+  using Space = typename ExecSpace::memory_space;
+  using Policy = Impl::Teams<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using ScratchCounts = Kokkos::View<std::int64_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  RowBins<Ordinal, Space> bins;
+  allocate_permutation(exec, bins, num_rows, from_cache);
+  if (num_rows == 0) return bins;
+  const std::size_t mark = workspace.mark();
+  // Counts, then (with a work measure) each bin's most work and all rows' work.
+  const auto counts =
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 2 * num_row_bins + 1);
+  const auto cursor = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::cursor", num_row_bins);
+  const int league =
+      static_cast<int>((static_cast<std::int64_t>(num_rows) + rows_per_binning_team - 1) / rows_per_binning_team);
+  const std::size_t scratch = ScratchCounts::shmem_size(num_row_bins);
+  const int team_size = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
+  Policy policy = Policy(exec, league, team_size);
+
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::RowBins::count",
+      policy.set_scratch_size(
+          0, Kokkos::PerTeam(scratch + (Work::enabled ? ScratchCounts::shmem_size(num_row_bins + 1) : 0))),
+      KOKKOS_LAMBDA(const Member& team) {
+        ScratchCounts local(team.team_scratch(0), num_row_bins);
+        // Each bin's most work: a team's maximum in scratch, then one global max; the block's work, then one sum.
+        const ScratchCounts most =
+            Work::enabled ? ScratchCounts(team.team_scratch(0), num_row_bins + 1) : ScratchCounts();
+        team_histogram(team, local, num_rows, ub, work, most);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
+          if (b < num_row_bins && local(b)) Kokkos::atomic_add(&counts(b), local(b));
+          if (Work::enabled && most(b)) {
+            if (b < num_row_bins) {
+              Kokkos::atomic_fetch_max(&counts(num_row_bins + b), most(b));
+            } else {
+              Kokkos::atomic_add(&counts(2 * num_row_bins), most(b));
+            }
+          }
+        });
+      });
+  // Into an array of the host's: a host mirror's free and a plain deep_copy each fence the whole device.
+  std::int64_t counts_host[2 * num_row_bins + 1];
+  const int copied = Work::enabled ? 2 * num_row_bins + 1 : num_row_bins;
+  Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(counts_host, copied),
+                    Kokkos::subview(counts, Kokkos::make_pair(0, copied)));
+  exec.fence();
+  for (int b = 0; b < num_row_bins; ++b) bins.offsets[b + 1] = bins.offsets[b] + counts_host[b];
+  if (Work::enabled) {
+    bins.most_work.assign(counts_host + num_row_bins, counts_host + 2 * num_row_bins);
+    bins.total_work = counts_host[2 * num_row_bins];
+  }
+
+  // Each bin's first slot goes to the kernel by value (a copy to the device would wait for the stream; a one-thread
+  // scan on the device is a serial launch of its own); the cursors count from zero.
+  BinStarts starts;
+  for (int b = 0; b < num_row_bins; ++b) starts.first[b] = bins.offsets[b];
+  const auto perm = bins.perm;
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::RowBins::scatter", policy.set_scratch_size(0, Kokkos::PerTeam(2 * scratch)),
+      KOKKOS_LAMBDA(const Member& team) {
+        ScratchCounts local(team.team_scratch(0), num_row_bins);
+        ScratchCounts base(team.team_scratch(0), num_row_bins);
+        team_histogram(team, local, num_rows, ub);
+        const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
+        const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
+        // Claim one contiguous range per bin for this team, then hand out slots inside it.
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
+          base(b) = local(b) ? starts.first[b] + Kokkos::atomic_fetch_add(&cursor(b), local(b)) : 0;
+          local(b) = 0;
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t i) {
+          const int b = row_bin_of(ub(i));
+          perm(base(b) + Kokkos::atomic_fetch_add(&local(b), std::int64_t(1))) = static_cast<Ordinal>(i);
+        });
+      });
+  workspace.rewind(mark);
+  return bins;
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,539 @@
+// Launches the configured kernel of every non-empty bin, for either phase; one launch per bin, on one execution
+// space instance, so bins run in order and pools can be freed as soon as their launch is done.
+#ifndef KOKKOSSPGEMM_ROWKERNELLAUNCH_HPP
+#define KOKKOSSPGEMM_ROWKERNELLAUNCH_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <KokkosSpGEMM_Errors.hpp>
+#include <KokkosSpGEMM_Tuning.hpp>
+#include <impl/pipeline/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/accumulate/KokkosSpGEMM_BitmapRowKernel.hpp>
+#include <impl/methods/KokkosSpGEMM_EscRowKernel.hpp>
+#include <impl/accumulate/KokkosSpGEMM_HashRowKernels.hpp>
+#include <impl/methods/KokkosSpGEMM_HeapRowKernel.hpp>
+#include <impl/accumulate/KokkosSpGEMM_MergeRowKernel.hpp>
+#include <impl/methods/KokkosSpGEMM_SegmentedMergeRows.hpp>
+#include <impl/accumulate/KokkosSpGEMM_DenseRowKernel.hpp>
+#include <impl/accumulate/KokkosSpGEMM_SingleEntryRows.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// Configures every bin for this phase: entry bytes are a column (symbolic) or a column and a value (numeric);
+/// mean_b_met as for configure_bin, which also gets each bin's most products (RowBins::most_work).
+template <class ExecSpace, class Ordinal, class Scalar, bool Numeric, class Bins>
+std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, const Settings& options,
+                                      std::int64_t mean_b_met = 0) {
+  const std::size_t entry_bytes = sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0);
+  // Sorted numeric thread rows on GPUs also hold a compact array of half their table (ThreadRowsKernel).
+  const std::size_t rank_bytes = Numeric && options.sorted ? sizeof(Ordinal) : 0;
+  std::vector<BinConfig> configs;
+  for (int b = 0; b < num_row_bins; ++b) {
+    if (bins.count(b) > 0) {
+      configs.push_back(configure_bin<ExecSpace>(b, bins.count(b), b_cols, entry_bytes, options, mean_b_met,
+                                                 bins.most(b), rank_bytes));
+    }
+  }
+  return configs;
+}
+
+/// Chunks of chunk_bytes for a pool, within pool_budget bytes when that is not 0 (OutOfMemory when not even one fits).
+template <class ExecSpace>
+std::int64_t budgeted_pool_chunks(const ExecSpace& exec, const BinConfig& c, std::size_t chunk_bytes,
+                                  const Settings& options, std::size_t pool_budget, const char* phase) {
+  std::int64_t chunks = pool_chunks(exec, c, chunk_bytes, options);
+  if (pool_budget > 0) {
+    KOKKOSSPGEMM_REQUIRE(chunk_bytes <= pool_budget, OutOfMemory, phase,
+                         "a level-2 accumulator of " << chunk_bytes << " bytes (rows of up to " << c.bound
+                                                     << " entries) does not fit the " << pool_budget
+                                                     << " bytes the memory budget leaves; raise memory_budget_bytes");
+    chunks = min_of<std::int64_t>(chunks, static_cast<std::int64_t>(pool_budget / chunk_bytes));
+  }
+  return chunks;
+}
+
+/// Largest products and largest row of A among rows perm[first, first + rows): the pool chunk sizes of the
+/// sorted-row kernels.
+template <class ExecSpace, class Views, class Perm>
+void bin_row_maxima(const ExecSpace& exec, const Views& v, const Perm& perm, std::int64_t first, std::int64_t rows,
+                    std::int64_t& max_products, std::int64_t& max_a_len) {
+  using Ordinal = typename Views::ordinal_type;
+  max_products = 0;
+  max_a_len = 0;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::RowKernels::bin_maxima", Impl::Range<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& mp, std::int64_t& ma) {
+        const Ordinal row = perm(first + r);
+        std::int64_t p = 0;
+        for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+          const Ordinal k = v.a_cols(e);
+          p += static_cast<std::int64_t>(v.b_rows(k + 1) - v.b_rows(k));
+        }
+        const std::int64_t a = v.a_rows(row + 1) - v.a_rows(row);
+        if (p > mp) mp = p;
+        if (a > ma) ma = a;
+      },
+      Kokkos::Max<std::int64_t>(max_products), Kokkos::Max<std::int64_t>(max_a_len));
+}
+
+/// The bin's maxima as measured at symbolic time, or measured now.
+template <class ExecSpace, class Views, class Perm>
+void bin_row_maxima(const ExecSpace& exec, const Views& v, const Perm& perm, const BinConfig& c, std::int64_t first,
+                    std::int64_t& max_products, std::int64_t& max_a_len) {
+  if (c.max_products >= 0 && c.max_a_len >= 0) {
+    max_products = c.max_products;
+    max_a_len = c.max_a_len;
+  } else {
+    bin_row_maxima(exec, v, perm, first, c.rows, max_products, max_a_len);
+  }
+}
+
+/// Pool bytes a sorted-row kernel may hold at once without a budget: takers beyond it wait for a release.
+constexpr std::size_t sorted_pool_cap_bytes = std::size_t(1) << 28;
+
+/// Chunks for a sorted-row kernel's pool: one per concurrent taker (takers_per_team per team), at most the rows,
+/// within sorted_pool_cap_bytes and the memory budget, at least one.
+template <class ExecSpace>
+std::int64_t sorted_pool_chunks(const ExecSpace& exec, const BinConfig& c, std::size_t chunk_bytes, int takers_per_team,
+                                const Settings& options, std::size_t pool_budget, const char* phase) {
+  BinConfig per_taker = c;
+  per_taker.team_size = c.team_size / takers_per_team;
+  per_taker.vector_length = 1;
+  std::int64_t chunks = budgeted_pool_chunks(exec, per_taker, chunk_bytes, options, pool_budget, phase);
+  return max_of<std::int64_t>(
+      1, min_of<std::int64_t>(chunks, static_cast<std::int64_t>(sorted_pool_cap_bytes / chunk_bytes)));
+}
+
+/// Fewest dense rows (pool chunks) the bitmap accumulator needs, or as many as the bin has rows; under a tighter
+/// pool cap its bin hashes instead (teams would queue for chunks).
+constexpr std::int64_t min_bitmap_chunks = 16;
+
+/// The dense accumulator keeps a summary bitmap when B's bitmap has more words than this many per mean row of C.
+constexpr std::int64_t dense_summary_ratio = 8;
+
+/// Thread-row bins that share one launch on GPUs: a small bin is one wave of a few teams whose time is the latency
+/// of its rows' loads, so bins side by side overlap it. Bins join while all their rows on the widest lanes need
+/// under a quarter of the device's threads: the launch's scratch is its largest table's, which lowers the residency
+/// of teams of smaller tables, and it must still be one wave. For each config: the index of the last bin of its
+/// launch, or -1 where an earlier bin's launch holds it.
+template <class ExecSpace>
+std::vector<int> thread_rows_launches(const std::vector<BinConfig>& configs) {
+  constexpr bool gpu = BackendTraits<ExecSpace>::is_gpu;
+  std::vector<int> last(configs.size(), -1);
+  const std::int64_t small = concurrency(ExecSpace()) / 4;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    // Rows of one column of C (bin 1) ride with the thread rows after them, in tables of 2.
+    const bool single = gpu && configs[i].kernel == RowKernel::Single && i + 1 < configs.size() &&
+                        configs[i + 1].kernel == RowKernel::ThreadRows;
+    if (configs[i].kernel != RowKernel::ThreadRows && !single) continue;
+    std::size_t j = i;
+    if (gpu) {
+      int lanes = single ? 1 : configs[i].vector_length;
+      std::int64_t rows = configs[i].rows;
+      while (j + 1 < configs.size() && j + 1 - i < static_cast<std::size_t>(thread_rows_max_bins) &&
+             configs[j + 1].kernel == RowKernel::ThreadRows) {
+        const BinConfig& n = configs[j + 1];
+        const int wider = max_of(lanes, n.vector_length);
+        if ((rows + n.rows) * wider > small) break;
+        lanes = wider;
+        rows += n.rows;
+        ++j;
+      }
+    }
+    if (single && j == i) continue;  // alone: the single-entry kernel
+    last[i] = static_cast<int>(j);
+    i = j;
+  }
+  return last;
+}
+
+/// Waves of teams a merged team-row launch may take (its teams run in the shape of its largest bin): a few waves
+/// let small bins overlap their latency, while more make the smaller bins' teams pay the largest bin's team and
+/// scratch for longer (measured: docs/performance.md).
+constexpr int team_row_merge_waves = 2;
+
+/// Team-row bins that share one launch on GPUs: a bin of few rows is one wave whose time is its longest row's
+/// latency, so adjacent bins whose rows never spill join while all their teams, in the largest bin's shape (team
+/// and scratch), still run in team_row_merge_waves waves. For each config: the index of the last bin of its
+/// launch, or -1 where an earlier bin's launch holds it.
+template <class ExecSpace, class Kernel>
+std::vector<int> team_row_launches(const ExecSpace& exec, const std::vector<BinConfig>& configs, bool sorted,
+                                   bool known_columns) {
+  std::vector<int> last(configs.size(), -1);
+  const auto joins = [](const BinConfig& c) { return c.kernel == RowKernel::TeamRow && !c.may_spill; };
+  const auto bytes = [&](const BinConfig& c) {
+    const auto l1 = static_cast<typename Kernel::Ordinal>(c.l1_entries);
+    return Kernel::scratch_bytes(l1, Kernel::fitting_rank_slots(sorted, known_columns, l1));
+  };
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (configs[i].kernel != RowKernel::TeamRow) continue;
+    std::size_t j = i;
+    if (BackendTraits<ExecSpace>::is_gpu && joins(configs[i]) && team_row_merge_waves > 0) {
+      int threads = configs[i].team_size * configs[i].vector_length;
+      std::size_t scratch = bytes(configs[i]);
+      std::int64_t rows = configs[i].rows;
+      while (j + 1 < configs.size() && j + 1 - i < static_cast<std::size_t>(team_row_max_bins) &&
+             joins(configs[j + 1]) && configs[j + 1].vector_length == configs[i].vector_length) {
+        const BinConfig& n = configs[j + 1];
+        const int t = max_of(threads, n.team_size * n.vector_length);
+        const std::size_t b = max_of(scratch, bytes(n));
+        if (rows + n.rows > team_row_merge_waves * BackendTraits<ExecSpace>::resident_teams(exec, t, b)) break;
+        threads = t;
+        scratch = b;
+        rows += n.rows;
+        ++j;
+      }
+    }
+    last[i] = static_cast<int>(j);
+    i = j;
+  }
+  return last;
+}
+
+/// Runs the configured kernel of every non-empty bin of one phase, in bin order on one execution space instance.
+/// Pools come from the phase's workspace, each handed back when its bin is launched (kernels run in order);
+/// pool_budget (0: none) bounds each pool, and run() returns the largest pool allocated, in bytes.
+template <bool Numeric, class ExecSpace, class Views, class Bins>
+class RowKernelLauncher {
+ public:
+  RowKernelLauncher(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, const Bins& bins,
+                    const std::vector<BinConfig>& configs, const Settings& options, std::size_t pool_budget)
+      : exec(exec),
+        workspace(workspace),
+        v(v),
+        bins(bins),
+        configs(configs),
+        options(options),
+        pool_budget(pool_budget) {}
+
+  std::size_t run() {
+    for (const BinConfig& c : configs) {
+      if (bins.in_order && c.kernel != RowKernel::Dense) {
+        throw std::logic_error("KokkosSpGEMM: rows in order are for the dense accumulator only");
+      }
+    }
+    share_dense_pool();
+    thread_rows_launch = thread_rows_launches<ExecSpace>(configs);
+    team_row_launch = team_row_launches<ExecSpace, TeamRowKernel<ExecSpace, Numeric, Views, Perm>>(
+        exec, configs, options.sorted, v.known_columns);
+    for (const BinConfig& c : configs) {
+      // The dense bins' shared pool stays taken for the bins after it.
+      struct Rewind {
+        Workspace<ExecSpace>& workspace;
+        std::size_t mark;
+        bool on;
+        ~Rewind() {
+          if (on) workspace.rewind(mark);
+        }
+      } rewind{workspace, workspace.mark(), c.kernel != RowKernel::Dense};
+      launch_bin(c, static_cast<std::size_t>(&c - configs.data()));
+    }
+    return pool_peak;
+  }
+
+ private:
+  using Ordinal = typename Views::ordinal_type;
+  using Perm = decltype(std::declval<Bins>().perm);
+  using Pool = MemoryPool<typename ExecSpace::memory_space>;
+
+  void launch_bin(const BinConfig& c, std::size_t index) {
+    switch (c.kernel) {
+      case RowKernel::Empty:
+      case RowKernel::ReplayRows:  // launched by the position map's replay (PositionReplay.hpp)
+      case RowKernel::ReplayTeamRow:
+      case RowKernel::ReplayTiles:
+        return;
+      case RowKernel::Single:
+        if (thread_rows_launch[index] >= 0) return thread_rows(index);
+        return single_entry_rows<ExecSpace, Numeric>(exec, v, bins.perm, bins.offsets[c.bin], c.rows);
+      case RowKernel::ThreadRows:
+        // -1: launched with an earlier bin.
+        if (thread_rows_launch[index] >= 0) thread_rows(index);
+        return;
+      case RowKernel::TeamRow:
+        // -1: launched with an earlier bin.
+        if (team_row_launch[index] > static_cast<int>(index)) return team_rows(index);
+        if (team_row_launch[index] == static_cast<int>(index)) team_row(c);
+        return;
+      case RowKernel::TeamBitmap:
+        return team_bitmap(c);
+      case RowKernel::Heap:
+        return heap(c);
+      case RowKernel::Esc:
+        return esc(c);
+      case RowKernel::Merge:
+        return merge(c);
+      case RowKernel::SegMerge:
+        return seg_merge(c);
+      case RowKernel::Dense:
+        return dense(c);
+    }
+  }
+
+  /// Dense bins share one zeroed pool laid out for their largest bound (rows leave their chunk clean): a pool of
+  /// B.num_cols()-wide chunks allocated and zeroed per bin cost more than the rows of wide, short-row products.
+  void share_dense_pool() {
+    for (const BinConfig& c : configs) {
+      if (c.kernel != RowKernel::Dense) continue;
+      const std::int64_t rows = dense_shared.rows + c.rows, bound = max_of(dense_shared.bound, c.bound);
+      dense_shared = c;
+      dense_shared.rows = rows;
+      dense_shared.bound = bound;
+    }
+  }
+
+  /// The thread-row launch of configs[i, thread_rows_launch[i]].
+  void thread_rows(std::size_t i) {
+    const std::size_t last = static_cast<std::size_t>(thread_rows_launch[i]);
+    const BinConfig& c = configs[i];
+    // A launch of several bins takes the widest lanes among them, and as many rows a team as the threads of the
+    // narrowest team over those lanes (no bin's tables then outgrow its own team's scratch).
+    int lanes = 1;
+    int threads = 1 << 30;
+    for (std::size_t j = i; j <= last; ++j) {
+      if (configs[j].kernel != RowKernel::ThreadRows) continue;
+      lanes = max_of(lanes, configs[j].vector_length);
+      threads = min_of(threads, configs[j].team_size * configs[j].vector_length);
+    }
+    const int rows_per_team = last == i ? c.rows_per_team : max_of(1, threads / lanes);
+    const int team = last == i ? c.team_size : rows_per_team;
+    std::string name = phase + "thread_rows_bin_" + std::to_string(c.bin);
+    if (last > i) name += "_to_" + std::to_string(configs[last].bin);
+    const auto launch = [&](auto many_bins) {
+      using Kernel = ThreadRowsKernel<ExecSpace, Numeric, Views, Perm, decltype(many_bins)::value>;
+      Kernel k{v, bins.perm};
+      k.sorted = options.sorted;
+      k.rows_per_team = rows_per_team;
+      for (std::size_t j = i; j <= last; ++j) {
+        const std::int64_t entries = configs[j].kernel == RowKernel::Single ? 2 : configs[j].l1_entries;
+        k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(entries));
+      }
+      typename Kernel::Policy policy(exec, static_cast<int>(k.league()), team, lanes);
+      policy.set_scratch_size(0, Kokkos::PerTeam(k.launch_scratch_bytes()));
+      Kokkos::parallel_for(name, policy, k);
+    };
+    if (last == i) {
+      launch(std::false_type());
+    } else {
+      launch(std::true_type());
+    }
+  }
+
+  /// The merged team-row launch of configs[i, team_row_launch[i]], in the shape of the largest team among them.
+  void team_rows(std::size_t i) {
+    const std::size_t last = static_cast<std::size_t>(team_row_launch[i]);
+    using Kernel = TeamRowKernel<ExecSpace, Numeric, Views, Perm, true>;
+    Kernel k{v, bins.perm};
+    k.sorted = options.sorted;
+    int team = 1;
+    for (std::size_t j = i; j <= last; ++j) {
+      k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(configs[j].l1_entries));
+      team = max_of(team, configs[j].team_size);
+    }
+    typename Kernel::Policy policy(exec, static_cast<int>(k.league()), team, configs[i].vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(k.launch_scratch_bytes()));
+    Kokkos::parallel_for(
+        phase + "team_rows_bin_" + std::to_string(configs[i].bin) + "_to_" + std::to_string(configs[last].bin), policy,
+        k);
+  }
+
+  /// A team-row bin alone: its tables beyond scratch spill to a pool.
+  void team_row(const BinConfig& c) {
+    using Kernel = TeamRowKernel<ExecSpace, Numeric, Views, Perm>;
+    const Ordinal l2 = c.may_spill ? static_cast<Ordinal>(c.l2_entries) : Ordinal(0);
+    Pool pool;
+    if (c.may_spill) {
+      const std::size_t chunk = Kernel::chunk_bytes(l2);
+      pool =
+          Pool(exec, workspace, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, false);
+      pool_peak = max_of(pool_peak, pool.total_bytes());
+    }
+    Kernel k{v, bins.perm, bins.offsets[c.bin], static_cast<Ordinal>(c.l1_entries), l2, pool, options.sorted};
+    // The compact array rides beside a table sized to the budget, where the device's limit has room for it.
+    k.rank_slots = Kernel::fitting_rank_slots(options.sorted, v.known_columns, k.l1_entries);
+    typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, c.vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(k.l1_entries, k.rank_slots)));
+    Kokkos::parallel_for(phase + "team_row_bin_" + std::to_string(c.bin), policy, k);
+  }
+
+  /// Wide rows: B's columns as a bitmap in scratch and a dense row of values a team from the pool.
+  void team_bitmap(const BinConfig& c) {
+    const std::int64_t first = bins.offsets[c.bin];
+    using Kernel = TeamBitmapKernel<ExecSpace, Numeric, Views, Perm>;
+    const Ordinal width = static_cast<Ordinal>(v.b_num_cols);
+    Pool pool;
+    if constexpr (Numeric) {
+      // A dense row a team: where the pool's cap holds too few of them for the teams, hash tables serve.
+      const std::size_t chunk = Kernel::chunk_bytes(width);
+      std::size_t cap = options.pool_bytes_limit;
+      if (pool_budget > 0 && (cap == 0 || pool_budget < cap)) cap = pool_budget;
+      if (cap > 0 && static_cast<std::int64_t>(cap / chunk) < min_of<std::int64_t>(c.rows, min_bitmap_chunks)) {
+        team_row(c);
+        return;
+      }
+      pool = Pool(exec, workspace, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
+      pool_peak = max_of(pool_peak, pool.total_bytes());
+    }
+    Kernel k{v, bins.perm, first, width, 1, pool};
+    // Within what the device can launch of this kernel (registers per thread bound the team).
+    const int team = min_of(
+        c.team_size, typename Kernel::Policy(exec, 1, 1, c.vector_length).team_size_max(k, Kokkos::ParallelForTag()));
+    k.threads = team * c.vector_length;
+    typename Kernel::Policy policy(exec, static_cast<int>(c.rows), team, c.vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(team_bitmap_scratch_bytes(width, k.threads)));
+    Kokkos::parallel_for(phase + "team_bitmap_bin_" + std::to_string(c.bin), policy, k);
+  }
+
+  void heap(const BinConfig& c) {
+    const std::int64_t first = bins.offsets[c.bin];
+    using Kernel = HeapRowsKernel<ExecSpace, Numeric, Views, Perm>;
+    std::int64_t max_products = 0, max_a_len = 0;
+    bin_row_maxima(exec, v, bins.perm, c, first, max_products, max_a_len);
+    Pool pool;
+    if (max_a_len > Kernel::scratch_slots) {
+      const std::size_t chunk = Kernel::chunk_bytes(max_a_len);
+      pool = Pool(exec, workspace, sorted_pool_chunks(exec, c, chunk, c.team_size, options, pool_budget, phase_name),
+                  chunk, false);
+      pool_peak = max_of(pool_peak, pool.total_bytes());
+    }
+    Kernel k{v, bins.perm, first, c.rows, c.rows_per_team, pool};
+    const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
+    typename Kernel::Policy policy(exec, league, c.team_size, 1);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(c.rows_per_team)));
+    Kokkos::parallel_for(phase + "heap_bin_" + std::to_string(c.bin), policy, k);
+  }
+
+  void esc(const BinConfig& c) {
+    const std::int64_t first = bins.offsets[c.bin];
+    using Kernel = EscRowKernel<ExecSpace, Numeric, Views, Perm>;
+    std::int64_t max_products = 0, max_a_len = 0;
+    bin_row_maxima(exec, v, bins.perm, c, first, max_products, max_a_len);
+    // Products that fit the scratch budget with the two shared counters and the values' alignment padding.
+    const std::int64_t capacity = (c.scratch - 2 * static_cast<std::int64_t>(sizeof(std::int64_t)) - 16) /
+                                  static_cast<std::int64_t>(Kernel::entry_bytes);
+    Pool pool;
+    if (max_products > capacity) {
+      const std::size_t chunk = Kernel::chunk_bytes(max_products);
+      pool =
+          Pool(exec, workspace, sorted_pool_chunks(exec, c, chunk, 1, options, pool_budget, phase_name), chunk, false);
+      pool_peak = max_of(pool_peak, pool.total_bytes());
+    }
+    Kernel k{v, bins.perm, first, capacity, max_products, pool};
+    typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, 1);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(capacity)));
+    Kokkos::parallel_for(phase + "esc_bin_" + std::to_string(c.bin), policy, k);
+  }
+
+  void merge(const BinConfig& c) {
+    const std::int64_t first = bins.offsets[c.bin];
+    using Kernel = MergeRowKernel<ExecSpace, Numeric, Views, Perm>;
+    std::int64_t max_products = 0, max_a_len = 0;
+    bin_row_maxima(exec, v, bins.perm, c, first, max_products, max_a_len);
+    const std::size_t scratch = static_cast<std::size_t>(c.scratch) - 2 * sizeof(std::int64_t);
+    Pool pool;
+    if (Kernel::work_bytes(max_products, max_a_len) > scratch) {
+      const std::size_t chunk = Kernel::work_bytes(max_products, max_a_len);
+      pool =
+          Pool(exec, workspace, sorted_pool_chunks(exec, c, chunk, 1, options, pool_budget, phase_name), chunk, false);
+      pool_peak = max_of(pool_peak, pool.total_bytes());
+    }
+    Kernel k{v, bins.perm, first, scratch, max_products, max_a_len, pool};
+    typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, 1);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(scratch)));
+    Kokkos::parallel_for(phase + "merge_bin_" + std::to_string(c.bin), policy, k);
+  }
+
+  void seg_merge(const BinConfig& c) {
+    const std::int64_t first = bins.offsets[c.bin];
+    // Groups of rows of about 2^25 products (or what the budget leaves): the expanded arrays take two copies.
+    std::int64_t group = std::int64_t(1) << 25;
+    const std::size_t per_element = 2 * (sizeof(Ordinal) + (Numeric ? sizeof(typename Views::scalar_type) : 0)) + 8;
+    if (pool_budget > 0) group = min_of<std::int64_t>(group, static_cast<std::int64_t>(pool_budget / per_element));
+    if (options.pool_bytes_limit > 0) {
+      group = min_of<std::int64_t>(group, static_cast<std::int64_t>(options.pool_bytes_limit / per_element));
+    }
+    pool_peak = max_of(
+        pool_peak, segmented_merge_rows<Numeric>(exec, v, bins.perm, first, c.rows, max_of<std::int64_t>(group, 1)));
+  }
+
+  void dense(const BinConfig& c) {
+    const std::int64_t first = bins.offsets[c.bin];
+    const Ordinal width = static_cast<Ordinal>(dense_shared.l2_entries);
+    const auto launch = [&](auto kernel, const std::string& name) {
+      using Kernel = decltype(kernel);
+      if (dense_pool.num_chunks() == 0) {
+        const std::size_t chunk = Kernel::chunk_bytes(width, dense_shared.bound);
+        dense_pool =
+            Pool(exec, workspace, budgeted_pool_chunks(exec, dense_shared, chunk, options, pool_budget, phase_name),
+                 chunk, false);
+        dense_pool.zero_chunk_prefixes(exec, Kernel::zeroed_bytes(width, dense_shared.dense_branch_free));
+        pool_peak = max_of(pool_peak, dense_pool.total_bytes());
+      }
+      kernel.pool = dense_pool;
+      kernel.by_token = dense_pool.num_chunks() >= kernel.token.size();
+      Kokkos::parallel_for(name, Impl::Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, c.rows), kernel);
+    };
+    const auto launch_rows = [&](auto rows_perm, const std::string& name) {
+      using P = decltype(rows_perm);
+      // Summary and Gather as integral constants: one kernel type per choice, built in one place.
+      const auto run = [&](auto summary, auto gather) {
+        launch(
+            DenseRowKernel<ExecSpace, Numeric, Views, P, decltype(summary)::value, decltype(gather)::value>{
+                v, rows_perm, first, width, dense_shared.bound, Pool(), options.sorted, dense_shared.dense_branch_free},
+            name);
+      };
+      using Yes = std::true_type;
+      using No = std::false_type;
+      if constexpr (Numeric) {
+        // A summary bitmap where the rows of C are much shorter than B is wide (see DenseRowKernel).
+        const std::int64_t a_rows = max_of<std::int64_t>(1, static_cast<std::int64_t>(v.a_rows.extent(0)) - 1);
+        const bool sparse_rows =
+            static_cast<std::int64_t>(DenseRowKernel<ExecSpace, Numeric, Views, P>::bitmap_words(width)) >
+            dense_summary_ratio * static_cast<std::int64_t>(v.c_cols.extent(0)) / a_rows;
+        if (v.known_columns) return run(No(), Yes());
+        if (options.sorted && sparse_rows) return run(Yes(), No());
+      }
+      run(No(), No());
+    };
+    if (bins.in_order) {
+      launch_rows(RowsInOrder<Ordinal>{}, phase + "dense_rows");
+    } else {
+      launch_rows(bins.perm, phase + "dense_bin_" + std::to_string(c.bin));
+    }
+  }
+
+  const char* phase_name = Numeric ? "spgemm_numeric" : "spgemm_symbolic";
+  const std::string phase = Numeric ? "KokkosSpGEMM::Numeric::" : "KokkosSpGEMM::Symbolic::";
+  const ExecSpace& exec;
+  Workspace<ExecSpace>& workspace;
+  const Views& v;
+  const Bins& bins;
+  const std::vector<BinConfig>& configs;
+  const Settings& options;
+  const std::size_t pool_budget;
+  std::size_t pool_peak = 0;
+  BinConfig dense_shared;  // rows: all dense bins' rows; bound: their largest
+  Pool dense_pool;
+  std::vector<int> thread_rows_launch, team_row_launch;
+};
+
+/// Runs the bins' kernels; returns the largest pool it allocated, in bytes. pool_budget (0: none) bounds each pool.
+template <bool Numeric, class ExecSpace, class Views, class Bins>
+std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, const Bins& bins,
+                               const std::vector<BinConfig>& configs, const Settings& options,
+                               std::size_t pool_budget = 0) {
+  return RowKernelLauncher<Numeric, ExecSpace, Views, Bins>(exec, workspace, v, bins, configs, options, pool_budget)
+      .run();
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

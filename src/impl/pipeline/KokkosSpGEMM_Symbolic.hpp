@@ -1,0 +1,291 @@
+// The symbolic phase: row bounds -> bins -> per-bin counting of each row's distinct columns -> C's row map.
+// It also bins the rows again by their exact size, which is what the numeric phase uses (tables sized by the real
+// row, not the product bound).
+#ifndef KOKKOSSPGEMM_SYMBOLIC_HPP
+#define KOKKOSSPGEMM_SYMBOLIC_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <KokkosSpGEMM_Errors.hpp>
+#include <KokkosSpGEMM_Handle.hpp>
+#include <impl/accumulate/KokkosSpGEMM_CompressedB.hpp>
+#include <impl/accumulate/KokkosSpGEMM_MergePath.hpp>
+#include <impl/pipeline/KokkosSpGEMM_MultiplyViews.hpp>
+#include <impl/methods/KokkosSpGEMM_RMerge.hpp>
+#include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
+#include <impl/pipeline/KokkosSpGEMM_RowBounds.hpp>
+#include <impl/pipeline/KokkosSpGEMM_RowKernelLaunch.hpp>
+#include <impl/memory/KokkosSpGEMM_Workspace.hpp>
+
+#include <cstdint>
+#include <limits>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+template <class Views>
+struct ProductBound {
+  Views v;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const {
+    return v.row_bound(static_cast<typename Views::ordinal_type>(i));
+  }
+};
+
+/// A row's products: the work measure of the phases' binning (RowBins::most_work).
+template <class Views>
+struct RowProducts {
+  static constexpr bool enabled = true;
+  Views v;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const { return v.row_products(i); }
+};
+
+/// Which product bins run a sorted-row kernel (whose rows the numeric phase takes from the product bins).
+struct ProductBinMask {
+  bool product[num_row_bins] = {};
+};
+
+/// Exact row sizes for the numeric binning; rows of product-kernel bins count as empty there (bin 0: no work).
+template <class Views>
+struct ExactSize {
+  Views v;
+  ProductBinMask mask;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const {
+    const auto row = static_cast<typename Views::ordinal_type>(i);
+    return mask.product[row_bin_of(v.row_bound(row))] ? 0 : v.row_sizes(i);
+  }
+};
+
+/// Order-sensitive hash of a pattern (row map and columns), for the optional reuse check.
+template <class ExecSpace, class Matrix>
+std::uint64_t pattern_hash(const ExecSpace& exec, const Matrix& m) {
+  const auto row_map = m.row_map();
+  const auto cols = m.entries();
+  std::uint64_t h = 0;
+  const std::int64_t n = static_cast<std::int64_t>(cols.extent(0)) + static_cast<std::int64_t>(row_map.extent(0));
+  const std::int64_t nnz = cols.extent(0);
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::InputChecks::pattern_hash", Impl::Range<ExecSpace>(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, std::uint64_t& sum) {
+        std::uint64_t x = i < nnz ? static_cast<std::uint64_t>(cols(i)) : static_cast<std::uint64_t>(row_map(i - nnz));
+        x ^= static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+        x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;  // splitmix64 finaliser
+        x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+        sum += x ^ (x >> 31);
+      },
+      h);
+  return h;
+}
+
+template <class ExecSpace, class Handle, class AMatrix, class BMatrix>
+StructureSignature signature_of(const ExecSpace& exec, const Handle& handle, const AMatrix& a, const BMatrix& b) {
+  StructureSignature s;
+  s.a_rows = a.num_rows();
+  s.a_cols = a.num_cols();
+  s.a_nnz = a.nnz();
+  s.b_rows = b.num_rows();
+  s.b_cols = b.num_cols();
+  s.b_nnz = b.nnz();
+  // A single-use analysis is never compared with later operands: the hashes (two passes and waits) would be unread.
+  if (state(handle).settings.check_structure && !state(handle).single_use) {
+    s.a_hash = pattern_hash(exec, a);
+    s.b_hash = pattern_hash(exec, b);
+  }
+  return s;
+}
+
+/// Auto's per-bin choice for the numeric phase on GPUs with sorted output: bins of rows with more than 512 products
+/// (past the hash kernel's in-table rank sort, so its rows need a bitonic sort pass) whose products barely compress
+/// (fewer than 2 per entry of C) are merged instead: the rows of B are already sorted runs, and merging them costs
+/// less than hashing then sorting nearly as many entries. A merge takes log2(rows of B met) rounds, so bins whose
+/// rows of A are long on average keep hashing: there the rounds cost more than the sort they save.
+constexpr int auto_merge_first_bin = 11;  // bound > 512
+constexpr std::int64_t auto_merge_max_compression = 2;
+constexpr std::int64_t auto_merge_max_mean_a_row = 48;
+
+template <class ExecSpace, class Views>
+void choose_auto_merge_bins(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, std::int64_t rows,
+                            ProductBinMask& mask) {
+  using Ordinal = typename Views::ordinal_type;
+  // Per bin: products, sizes of C, entries of A, rows.
+  const auto totals =
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::bin_totals", 4 * num_row_bins);
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Symbolic::bin_totals", Impl::Range<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+        const int b = row_bin_of(v.row_bound(static_cast<Ordinal>(i)));
+        if (b < auto_merge_first_bin) return;
+        Kokkos::atomic_add(&totals(4 * b), v.row_products(i));
+        Kokkos::atomic_add(&totals(4 * b + 1), v.row_sizes(i));
+        Kokkos::atomic_add(&totals(4 * b + 2), static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i)));
+        Kokkos::atomic_add(&totals(4 * b + 3), std::int64_t(1));
+      });
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
+  bool any = false;
+  for (int b = auto_merge_first_bin; b < num_row_bins; ++b) {
+    const std::int64_t products = host(4 * b), size = host(4 * b + 1), a_entries = host(4 * b + 2);
+    const std::int64_t bin_rows = host(4 * b + 3);
+    if (products > 0 && products < auto_merge_max_compression * size &&
+        a_entries <= auto_merge_max_mean_a_row * bin_rows) {
+      mask.product[b] = any = true;
+    }
+  }
+  if (!any) return;
+  // Merging needs B's rows sorted; Auto accepts any B, so it keeps hashing when they are not.
+  std::int64_t unsorted = 0;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::Symbolic::b_rows_sorted", Impl::Range<ExecSpace>(exec, 0, v.b_cols.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t e, std::int64_t& bad) {
+        if (e > 0 && v.b_cols(e) < v.b_cols(e - 1)) {
+          // A fall inside a row (not at a row start) breaks the order.
+          const std::int64_t k = last_at_or_below(v.b_rows, v.b_rows.extent(0) - 1, e);
+          if (static_cast<std::int64_t>(v.b_rows(k)) != e) ++bad;
+        }
+      },
+      unsorted);
+  if (unsorted > 0) {
+    for (int b = 0; b < num_row_bins; ++b) mask.product[b] = false;
+  }
+}
+
+template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
+void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  using Ordinal = typename CMatrix::ordinal_type;
+  using Offset = typename CMatrix::offset_type;
+  using Scalar = typename CMatrix::scalar_type;
+  using Space = typename ExecSpace::memory_space;
+  const Ordinal rows = a.num_rows();
+  // Row analysis (products, sizes: 16 bytes a row; two permutations) and C's row map come first in the budget.
+  const std::size_t analysis_bytes = static_cast<std::size_t>(rows) * (2 * sizeof(std::int64_t) + 2 * sizeof(Ordinal));
+  const std::size_t budget = state(handle).settings.memory_budget_bytes;
+  const std::size_t first_bytes = analysis_bytes + (static_cast<std::size_t>(rows) + 1) * sizeof(Offset);
+  KOKKOSSPGEMM_REQUIRE(budget == 0 || first_bytes < budget, OutOfMemory, "spgemm_symbolic",
+                       "the row analysis and C's row map need " << first_bytes << " bytes, over the memory budget of "
+                                                                << budget << " bytes");
+  typename CMatrix::row_map_type row_map(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::C_row_map"),
+                                         static_cast<std::size_t>(rows) + 1);
+  // Entries and values come with the numeric phase; empty views here allocate nothing (a labelled empty view is
+  // still a device allocation, a call into the driver that costs microseconds).
+  c = CMatrix(rows, b.num_cols(), row_map, typename CMatrix::entries_type(), typename CMatrix::values_type());
+
+  MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
+  // The row analysis, bin counts and small pools in one allocation (under a budget, the pools allocate their own).
+  // At most as much again as the analysis: small products keep a small peak.
+  const std::size_t analysis_in_workspace = static_cast<std::size_t>(rows) * 2 * sizeof(std::int64_t);
+  const std::size_t workspace_pools = budget > 0 ? 0 : min_of(workspace_small_pools_bytes, analysis_in_workspace);
+  Workspace<ExecSpace> workspace(exec, analysis_in_workspace + workspace_pools);
+  const auto products = workspace.template take<std::int64_t>("KokkosSpGEMM::RowBounds::products", rows);
+  const bool rmerge = state(handle).settings.algorithm == Algorithm::RMerge;
+  // The CPU dense accumulator takes every row alike: one bin of all rows in order.
+  const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(state(handle).settings, b.num_cols());
+  // Rows not in order (RMerge's too) are binned, and the bins' count pass gives the totals: one wait on the device
+  // fewer than the row bounds' reduction.
+  RowBoundsTotals totals = compute_row_bounds(exec, a, b, products, in_order);
+  v.row_products = products;
+  v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
+  const BinConfig dense_rows =
+      in_order ? configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols())
+               : BinConfig();
+  const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
+                             : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v},
+                                        RowProducts<decltype(v)>{v}, state(handle).single_use);
+  if (!in_order) {
+    totals.products = bins.total_work;
+    totals.max_products = bins.max_work();
+  }
+  // The mean row of B that an entry of A meets.
+  const std::int64_t mean_b_met = a.nnz() > 0 ? (totals.products + a.nnz() - 1) / a.nnz() : 0;
+  ProductBinMask mask;
+  std::size_t compressed_b_bytes = 0;
+  if (rmerge) {
+    state(handle).symbolic_configs.clear();
+    state(handle).symbolic_pool_bytes = rmerge_multiply<false>(exec, v, rows);
+  } else {
+    state(handle).symbolic_configs = in_order ? std::vector<BinConfig>{dense_rows}
+                                              : configure_bins<ExecSpace, Ordinal, Scalar, false>(
+                                                    bins, b.num_cols(), state(handle).settings, mean_b_met);
+    for (const BinConfig& cfg : state(handle).symbolic_configs) {
+      if (cfg.kernel != RowKernel::Dense) continue;
+      // Under a memory budget, at most half of what it leaves: the pools need the rest.
+      compressed_b_bytes = compress_b(exec, v, totals.products, state(handle).settings.symbolic_compression_ratio,
+                                      budget > 0 ? max_of<std::size_t>(1, (budget - first_bytes) / 2) : 0);
+      break;
+    }
+    state(handle).symbolic_pool_bytes =
+        launch_row_kernels<false>(exec, workspace, v, bins, state(handle).symbolic_configs, state(handle).settings,
+                                  budget > 0 ? budget - first_bytes - compressed_b_bytes : 0);
+    for (const BinConfig& cfg : state(handle).symbolic_configs) mask.product[cfg.bin] = is_product_kernel(cfg.kernel);
+    v.bc_rows = decltype(v.bc_rows)();  // freed: the numeric phase reads B itself
+    v.bc_words = decltype(v.bc_words)();
+    v.bc_masks = decltype(v.bc_masks)();
+  }
+
+  std::int64_t nnz = 0;
+  const auto sizes = v.row_sizes;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::Symbolic::nnz", Impl::Range<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const Ordinal i, std::int64_t& sum) { sum += sizes(i); }, nnz);
+  KOKKOSSPGEMM_REQUIRE(
+      static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max()), IndexOverflow,
+      "spgemm_symbolic",
+      "nnz(C) = " << nnz << " does not fit C's " << sizeof(Offset) * 8
+                  << "-bit offset type; use a 64-bit Offset for C");
+  Kokkos::parallel_scan(
+      "KokkosSpGEMM::Symbolic::row_map", Impl::Range<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const Ordinal i, std::int64_t& partial, const bool final) {
+        partial += sizes(i);
+        if (final) row_map(i + 1) = static_cast<Offset>(partial);
+      });
+
+  // Rows of the hash/dense family are binned again by exact size; sorted-row kernels keep the product bins.
+  state(handle).product_configs.clear();
+  state(handle).product_bins = decltype(state(handle).product_bins)();
+  const Settings& options = state(handle).settings;
+  // Where wide rows take the bitmap, merging loses to it: the bitmap emits its columns sorted for free, with no
+  // rounds. B too wide for the bitmap (uniform 10^6 columns) still merges.
+  const bool bitmap_rows = bitmap_serves<ExecSpace>(
+      options, b.num_cols(), team_row_max_team_size * BackendTraits<ExecSpace>::max_vector_length,
+      scratch_budget<ExecSpace>(options));
+  if (options.algorithm == Algorithm::Auto && BackendTraits<ExecSpace>::is_gpu && options.sorted &&
+      !options.deterministic && !bitmap_rows) {
+    choose_auto_merge_bins(exec, workspace, v, rows, mask);
+  }
+  if (in_order) {
+    state(handle).numeric_bins = bins;
+    state(handle).numeric_configs = state(handle).symbolic_configs;
+    for (BinConfig& cfg : state(handle).numeric_configs) {
+      cfg.dense_branch_free = dense_branch_free(totals.products, nnz, b.num_cols(), concurrency(exec));
+    }
+  } else if (!rmerge) {
+    Settings hash_family = state(handle).settings;
+    if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
+    state(handle).numeric_bins = bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask},
+                                          RowProducts<decltype(v)>{v}, state(handle).single_use);
+    state(handle).numeric_configs = configure_bins<ExecSpace, Ordinal, Scalar, true>(
+        state(handle).numeric_bins, b.num_cols(), hash_family, mean_b_met);
+    // Bins the symbolic phase ran with a sorted-row kernel keep it; bins Auto moved to merging get the merge kernel.
+    Settings product_family = state(handle).settings;
+    if (product_kernel_for(product_family.algorithm, 2) == RowKernel::Empty)
+      product_family.algorithm = Algorithm::Merge;
+    for (BinConfig cfg : configure_bins<ExecSpace, Ordinal, Scalar, true>(bins, b.num_cols(), product_family)) {
+      if (!mask.product[cfg.bin]) continue;
+      if (is_product_kernel(cfg.kernel) && cfg.kernel != RowKernel::SegMerge) {
+        bin_row_maxima(exec, v, bins.perm, bins.offsets[cfg.bin], cfg.rows, cfg.max_products, cfg.max_a_len);
+      }
+      state(handle).product_configs.push_back(cfg);
+    }
+    if (!state(handle).product_configs.empty()) state(handle).product_bins = bins;
+  } else {
+    state(handle).numeric_configs.clear();
+  }
+  state(handle).nnz = nnz;
+  state(handle).products = totals.products;
+  state(handle).max_row_products = totals.max_products;
+  // The permutations are their own allocations; the workspace holds the rest of the analysis and the pools.
+  state(handle).peak_extra_bytes = analysis_bytes - analysis_in_workspace +
+                                   workspace.peak_bytes(state(handle).symbolic_pool_bytes) + compressed_b_bytes;
+  state(handle).signature = signature_of(exec, handle, a, b);
+  state(handle).done = true;
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,151 @@
+// The position map of numeric reuse: for every product a_ik * b_kj of the rows it covers, the place of column j in
+// row i of C, in 1, 2 or 4 bytes by the row's length. With it, a numeric call on a known structure adds each product
+// at its place (one byte read instead of a hash insert and probe), as cuSPARSE's reuse API replays its buffers, but
+// within the size of C: the map keeps a byte or two a product where cuSPARSE's buffers keep several words.
+//
+// Rows are binned by the length of their row of C; a bin is mapped whole or not at all, shortest rows first (fewest
+// bytes a product), within Options::reuse_positions_bytes. The other bins gather from hash tables in C's column
+// order (MultiplyViews::known_columns). Adjacent bins of few rows replay in one launch (small matrices are bound
+// by launches, not by work). The map is made from C's columns as they are, so it serves any order the
+// rows are in; a checksum of those columns, recomputed by every replay, tells when they were changed since.
+#ifndef KOKKOSSPGEMM_POSITIONMAP_HPP
+#define KOKKOSSPGEMM_POSITIONMAP_HPP
+
+#include <Kokkos_Core.hpp>
+#include <impl/pipeline/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// Bytes that hold any place in a row of C of at most `size` entries.
+KOKKOS_INLINE_FUNCTION int position_width(std::int64_t size) { return size <= 256 ? 1 : size <= 65536 ? 2 : 4; }
+
+KOKKOS_INLINE_FUNCTION std::int64_t load_position(const unsigned char* base, int width, std::int64_t i) {
+  if (width == 1) return base[i];
+  if (width == 2) return reinterpret_cast<const std::uint16_t*>(base)[i];
+  return reinterpret_cast<const std::uint32_t*>(base)[i];
+}
+
+KOKKOS_INLINE_FUNCTION void store_position(unsigned char* base, int width, std::int64_t i, std::int64_t p) {
+  if (width == 1) {
+    base[i] = static_cast<unsigned char>(p);
+  } else if (width == 2) {
+    reinterpret_cast<std::uint16_t*>(base)[i] = static_cast<std::uint16_t>(p);
+  } else {
+    reinterpret_cast<std::uint32_t*>(base)[i] = static_cast<std::uint32_t>(p);
+  }
+}
+
+/// One entry's share of the checksum of C's columns: sensitive to the column and to its place in C.
+KOKKOS_INLINE_FUNCTION std::uint64_t column_check_term(std::int64_t col, std::int64_t index) {
+  std::uint64_t x = static_cast<std::uint64_t>(col) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index);
+  x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;  // splitmix64 finaliser
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/// Up to max_runs runs of mapped bins for one tile-replay launch (by value: a handful of numbers each).
+struct TileRuns {
+  static constexpr int max_runs = 8;
+  struct Run {
+    std::int64_t first_tile = 0, tiles = 0, row_begin = 0, row_end = 0, first_byte = 0, first_product = 0;
+    std::int64_t products = 0;
+    int width = 1;
+  };
+  Run run[max_runs];
+  int count = 0;
+
+  /// The run holding tile t.
+  KOKKOS_INLINE_FUNCTION int find(std::int64_t t) const {
+    int r = 0;
+    while (r + 1 < count && t >= run[r + 1].first_tile) ++r;
+    return r;
+  }
+  std::int64_t end_tile() const { return run[count - 1].first_tile + run[count - 1].tiles; }
+
+  /// Runs first, first + 1, ... of the map's mapped bins (PositionMap::Bin).
+  template <class Bins>
+  static TileRuns of(const Bins& mapped, std::size_t first) {
+    TileRuns runs;
+    for (std::size_t r = first; r < mapped.size() && runs.count < max_runs; ++r) {
+      const auto& b = mapped[r];
+      runs.run[runs.count++] = {b.first_tile, b.tiles,         b.row_begin, b.row_end,
+                                b.first_byte, b.first_product, b.products,  b.width};
+    }
+    return runs;
+  }
+};
+
+template <class Ordinal, class MemorySpace>
+struct PositionMap {
+  /// A mapped bin: the replay kernel's shape and where its rows' places are.
+  struct Bin {
+    BinConfig config;
+    int width = 1;                            ///< bytes a place
+    std::int64_t first_byte = 0;              ///< the bin's places start here in `positions` (4-byte aligned)
+    std::int64_t first_product = 0;           ///< product_start of the bin's first row
+    bool in_c = false;                        ///< sums kept in C's values (rows too long for scratch), not in scratch
+    bool shares = false;                      ///< team rows: equal shares of each row's products to the threads
+    bool together = false;                    ///< thread rows, sums in scratch: the team writes its rows together
+    int last_bin = 0;                         ///< adjacent small bins replay in one launch: bins config.bin to last_bin
+    std::int64_t row_begin = 0, row_end = 0;  ///< the run's rows in the bins' order
+    std::int64_t first_tile = 0, tiles = 0;   ///< tile replay: the run's tiles in tile_rows
+    std::int64_t products = 0;                ///< tile replay: the run's products
+  };
+
+  const void* columns = nullptr;       ///< C's entries array the map was made for (null: no map)
+  RowBins<Ordinal, MemorySpace> bins;  ///< every row by the length of its row of C
+  std::vector<Bin> mapped;             ///< bins replayed from the map
+  std::vector<BinConfig> gathered;     ///< the other bins with work: hash tables read in C's column order
+  Kokkos::View<unsigned char*, MemorySpace> positions;     ///< places of the mapped rows' products
+  Kokkos::View<std::int64_t*, MemorySpace> product_start;  ///< mapped products before each row, in the bins' order
+  Kokkos::View<std::int32_t*, MemorySpace>
+      entry_offsets;  ///< team-row and tile replays: products before each entry of A in its row
+  /// Tile replay (ReplayShape::Tiles): tile t holds the t-th tile_products products of its run of bins (numbered
+  /// within the run); its first product lies in row tile_rows(t) (in the bins' order), in that row's entry of A
+  /// tile_entries(t) (counted within the row).
+  Kokkos::View<std::int64_t*, MemorySpace> tile_rows;
+  Kokkos::View<std::int32_t*, MemorySpace> tile_entries;
+  std::int64_t tile_products = 0;
+  /// Of C's columns in the mapped rows (tile replay: in all rows), when made; each replay recomputes it on the device.
+  std::uint64_t checksum = 0;
+
+  bool made() const { return columns != nullptr; }
+
+  std::size_t bytes() const {
+    return bins.perm.span() * sizeof(Ordinal) + positions.span() + product_start.span() * sizeof(std::int64_t) +
+           entry_offsets.span() * sizeof(std::int32_t) + tile_rows.span() * sizeof(std::int64_t) +
+           tile_entries.span() * sizeof(std::int32_t);
+  }
+
+  std::string describe() const {
+    if (!made()) return "  position map: none yet (made by the first numeric call that reuses C's columns)\n";
+    if (mapped.empty()) return "  position map: no bin within its byte limit (Options::reuse_positions_bytes)\n";
+    std::string s = "  position map: " + std::to_string(bytes()) + " B; bins replayed from it:\n";
+    for (const Bin& b : mapped) {
+      s += describe_bin(b.config) + "  " + std::to_string(b.width) + " B a product" +
+           (b.tiles > 0 ? ", " + std::to_string(b.tiles) + " tiles of ~" + std::to_string(tile_products) + " products"
+                        : std::string()) +
+           (b.last_bin > b.config.bin ? ", with bins up to " + std::to_string(b.last_bin) : std::string()) +
+           (b.shares ? ", equal shares of a row's products" : std::string()) +
+           (b.in_c       ? ", sums in C\n"
+            : b.together ? ", sums in scratch, rows written together\n"
+                         : ", sums in scratch\n");
+    }
+    if (!gathered.empty()) {
+      s += "  bins gathered from hash tables (beyond the map's bytes):\n";
+      for (const BinConfig& c : gathered) s += describe_bin(c) + "\n";
+    }
+    return s;
+  }
+};
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

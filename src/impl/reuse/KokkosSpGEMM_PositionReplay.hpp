@@ -1,0 +1,645 @@
+// Numeric reuse through the position map (PositionMap.hpp): every product of a mapped row is added at its place in
+// the row's sums (scratch, or C's values for long rows), which are then written to C. No hashing, probing or
+// sorting: per product one load of its place, one of B's value and one add. Each replay also recomputes the checksum
+// of C's columns it writes beside, so that a caller can tell whether C's columns are still those of the map.
+#ifndef KOKKOSSPGEMM_POSITIONREPLAY_HPP
+#define KOKKOSSPGEMM_POSITIONREPLAY_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
+#include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
+#include <impl/accumulate/KokkosSpGEMM_MergePath.hpp>
+#include <impl/reuse/KokkosSpGEMM_PositionMap.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// The reuse status (Handle::m_reuse_status, MultiplyViews::reuse_status) on the host: [0] columns missing from
+/// their row's table, [1] the checksum of C's columns, [2] rows and entries of A and B that break the CSR rules
+/// (the check beside a replay).
+struct ReuseStatus {
+  static constexpr int entries = 3;
+  std::uint64_t missing = 0, checksum = 0, bad_operands = 0;
+};
+
+/// One copy back of the reuse status, after the device's work on it.
+template <class ExecSpace, class Status>
+ReuseStatus read_reuse_status(const ExecSpace& exec, const Status& status) {
+  std::uint64_t found[ReuseStatus::entries] = {0, 0, 0};
+  Kokkos::deep_copy(
+      exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, ReuseStatus::entries),
+      status);
+  exec.fence();
+  return ReuseStatus{found[0], found[1], found[2]};
+}
+
+/// What every replay kernel reads besides A, B and C.
+template <class Space>
+struct ReplaySource {
+  const unsigned char* positions = nullptr;
+  Kokkos::View<const std::int64_t*, Space> product_start;
+  Kokkos::View<const std::int32_t*, Space> entry_offsets;
+  Kokkos::View<std::uint64_t*, Space> status;  // [1]: the checksum of the written rows' columns; [2]: see below
+  int width = 1;
+  std::int64_t first_byte = 0, first_product = 0;
+  bool in_c = false;  // sums in C's values instead of scratch
+
+  KOKKOS_INLINE_FUNCTION void add_check(std::uint64_t x) const { Kokkos::atomic_add(&status(1), x); }
+
+  /// The places of row q's products (the bins' order).
+  KOKKOS_INLINE_FUNCTION const unsigned char* row(std::int64_t q) const {
+    return positions + first_byte + width * (product_start(q) - first_product);
+  }
+};
+
+/// Calls f(std::integral_constant<int, W>) for the place width W: the products' loops then read their places
+/// without a branch each.
+template <class F>
+KOKKOS_INLINE_FUNCTION void with_width(int width, const F& f) {
+  if (width == 1) {
+    f(std::integral_constant<int, 1>());
+  } else if (width == 2) {
+    f(std::integral_constant<int, 2>());
+  } else {
+    f(std::integral_constant<int, 4>());
+  }
+}
+
+/// Adds the products of entry e of A (the first `offset` products of its row come before them) at their places
+/// in sums, the entry's row of B split over the calling thread's vector lanes. Returns their number.
+template <bool Atomic, class Views, class Member, class AOffset>
+KOKKOS_INLINE_FUNCTION typename Views::ordinal_type replay_entry(const Views& v, const Member& member, const AOffset e,
+                                                                 const unsigned char* places, int width,
+                                                                 std::int64_t offset,
+                                                                 typename Views::scalar_type* sums) {
+  using Ordinal = typename Views::ordinal_type;
+  const Ordinal k = v.a_cols(e);
+  const auto a_val = v.a_vals(e);
+  const auto b_begin = v.b_rows(k);
+  const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
+  with_width(width, [&](auto w) {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, b_len), [&](const Ordinal jj) {
+      accumulate<Atomic>(&sums[load_position(places, w.value, offset + jj)], a_val * v.b_vals(b_begin + jj));
+    });
+  });
+  return b_len;
+}
+
+/// Rows of C written from their sums, with the checksum of their columns; returns this thread's share.
+template <class Views, class Member>
+KOKKOS_INLINE_FUNCTION std::uint64_t write_row(const Views& v, const Member& member,
+                                               const typename Views::ordinal_type row,
+                                               const typename Views::scalar_type* sums, bool copy) {
+  using Ordinal = typename Views::ordinal_type;
+  const auto c_begin = v.c_rows(row);
+  std::uint64_t sum = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(member, static_cast<Ordinal>(v.c_rows(row + 1) - c_begin)),
+      [&](const Ordinal s, std::uint64_t& x) {
+        if (copy) v.c_vals(c_begin + s) = sums[s];
+        x += column_check_term(v.c_cols(c_begin + s), static_cast<std::int64_t>(c_begin + s));
+      },
+      sum);
+  return sum;
+}
+
+/// Several rows per team, one per thread, the sums in the row of C itself: the thread walks A's row (so each
+/// entry's product offset is a running sum) and its vector lanes split each row of B. With one lane per thread the
+/// sums follow A's then B's order (deterministic).
+template <class ExecSpace, bool Atomic, class Views, class Perm>
+struct ReplayRowsKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+
+  Views v;
+  Perm perm;
+  ReplaySource<typename ExecSpace::memory_space> src;
+  std::int64_t first = 0, rows = 0;
+  int rows_per_team = 1;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (src.status(2) != 0) return;  // A or B failed the check beside this replay
+    const std::int64_t team_first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const int team_rows = static_cast<int>(min_of<std::int64_t>(rows_per_team, rows - team_first));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team_rows), [&](const int t) {
+      const Ordinal row = perm(first + team_first + t);
+      Scalar* sums = v.c_vals.data() + v.c_rows(row);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<Ordinal>(v.c_rows(row + 1) - v.c_rows(row))),
+                           [&](const Ordinal s) { sums[s] = Scalar(); });
+    });
+    team.team_barrier();  // a row's zeros before any lane's sum
+    std::uint64_t check = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, team_rows),
+        [&](const int t, std::uint64_t& x) {
+          const std::int64_t q = first + team_first + t;
+          const Ordinal row = perm(q);
+          Scalar* sums = v.c_vals.data() + v.c_rows(row);
+          const unsigned char* places = src.row(q);
+          std::int64_t offset = 0;
+          const auto a_end = v.a_rows(row + 1);
+          for (auto e = v.a_rows(row); e < a_end; ++e) {
+            offset += replay_entry<Atomic>(v, team, e, places, src.width, offset, sums);
+          }
+          x += write_row(v, team, row, sums, false);
+        },
+        check);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { src.add_check(check); });
+  }
+};
+
+/// Occupancy (percent of a multiprocessor's threads) asked for the thread-row replay with sums in scratch.
+constexpr int replay_rows_occupancy_percent = 40;
+
+/// A thread per row, its sums in its own slice of the team's scratch (slot s of the team's row t at s * stride + t:
+/// adjacent threads in adjacent banks): no atomics, no pass that zeroes C. For short rows of C (3D 7-point, 2D
+/// 5-point, A*P), where sums in C cost a round trip to L2 a product (atomics with lanes, or a load and a store
+/// without). A row of B is read four products at a time, their loads issued before their adds (the adds' stores
+/// could alias the loads, so nothing else lets a thread keep several in flight). Together (replay_rows_together):
+/// the team then writes its rows side by side, item i being slot i % row_entries of its row i / row_entries, with a
+/// padding slot a row (stride rows + 1) so that a row's slots lie in distinct banks; a thread writing its own row
+/// sends every store to an L2 sector of its own, where a team writing side by side fills each sector it touches.
+template <class ExecSpace, class Views, class Perm, bool Together>
+struct ReplayOwnedRowsKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+
+  Views v;
+  Perm perm;
+  ReplaySource<typename ExecSpace::memory_space> src;
+  std::int64_t first = 0, rows = 0;
+  int rows_per_team = 1;
+  Ordinal row_entries = 0;  // the longest row of C the kernel meets (a power of two)
+
+  KOKKOS_INLINE_FUNCTION int stride() const { return rows_per_team + 1; }  // Together
+  /// The sums of a team of team_size threads over rows_per_team rows of up to row_entries entries (Together: a
+  /// padding row).
+  KOKKOS_INLINE_FUNCTION static std::size_t sums_bytes(int rows_per_team, Ordinal row_entries, int team_size) {
+    return static_cast<std::size_t>(Together ? rows_per_team + 1 : team_size) * static_cast<std::size_t>(row_entries) *
+           sizeof(Scalar);
+  }
+  /// The team's scratch: its sums and, Together, each row's first entry in C and its length.
+  static std::size_t scratch_bytes(int rows_per_team, Ordinal row_entries, int team_size) {
+    return sums_bytes(rows_per_team, row_entries, team_size) +
+           (Together ? static_cast<std::size_t>(rows_per_team) * (sizeof(std::int64_t) + sizeof(Ordinal)) : 0) + 64;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (src.status(2) != 0) return;  // A or B failed the check beside this replay
+    // Without Together, stride and slice follow the team's shape as they always did: the same kernel written with
+    // rows_per_team compiled to fewer registers, and the extra resident teams' scratch took L1 from B's values, so
+    // more of B's reads went to L2.
+    const int stride = Together ? this->stride() : team.team_size();
+    Scalar* const all_sums = static_cast<Scalar*>(
+        team.team_shmem().get_shmem_aligned(sums_bytes(rows_per_team, row_entries, team.team_size()), 16));
+    std::int64_t* const begins = Together ? static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(
+                                                static_cast<std::size_t>(rows_per_team) * sizeof(std::int64_t), 8))
+                                          : nullptr;
+    Ordinal* const lengths = Together ? static_cast<Ordinal*>(team.team_shmem().get_shmem_aligned(
+                                            static_cast<std::size_t>(rows_per_team) * sizeof(Ordinal), 4))
+                                      : nullptr;
+    const std::int64_t team_first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const int team_rows = static_cast<int>(min_of<std::int64_t>(rows_per_team, rows - team_first));
+    std::uint64_t check = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, team_rows),
+        [&](const int t, std::uint64_t& x) {
+          const std::int64_t q = first + team_first + t;
+          const Ordinal row = perm(q);
+          const auto c_begin = v.c_rows(row);
+          const Ordinal length = static_cast<Ordinal>(v.c_rows(row + 1) - c_begin);
+          Scalar* const sums = all_sums + (Together ? t : team.team_rank());
+          for (Ordinal s = 0; s < length; ++s) sums[s * stride] = Scalar();
+          const unsigned char* places = src.row(q);
+          with_width(src.width, [&](auto w) {
+            // Adds entry e's products: a row of B four at a time, their loads before their adds.
+            auto add_entry = [&](const Scalar a_val, const std::int64_t b_begin, const std::int64_t b_len,
+                                 const std::int64_t offset) {
+              std::int64_t jj = 0;
+              for (; jj + 4 <= b_len; jj += 4) {
+                std::int64_t p[4];
+                Scalar b[4];
+                for (int u = 0; u < 4; ++u) {
+                  p[u] = load_position(places, w.value, offset + jj + u);
+                  b[u] = v.b_vals(b_begin + jj + u);
+                }
+                for (int u = 0; u < 4; ++u) sums[p[u] * stride] += a_val * b[u];
+              }
+              for (; jj < b_len; ++jj) {
+                sums[load_position(places, w.value, offset + jj) * stride] += a_val * v.b_vals(b_begin + jj);
+              }
+            };
+            const std::int64_t a_begin = static_cast<std::int64_t>(v.a_rows(row));
+            const std::int64_t a_end = static_cast<std::int64_t>(v.a_rows(row + 1));
+            std::int64_t offset = 0;
+            for (auto e = a_begin; e < a_end; ++e) {
+              const Ordinal k = v.a_cols(e);
+              const std::int64_t b_begin = static_cast<std::int64_t>(v.b_rows(k));
+              const std::int64_t b_len = static_cast<std::int64_t>(v.b_rows(k + 1)) - b_begin;
+              add_entry(v.a_vals(e), b_begin, b_len, offset);
+              offset += b_len;
+            }
+          });
+          if constexpr (Together) {
+            begins[t] = static_cast<std::int64_t>(c_begin);
+            lengths[t] = length;
+          } else {
+            for (Ordinal s = 0; s < length; ++s) {
+              v.c_vals(c_begin + s) = sums[s * stride];
+              x += column_check_term(v.c_cols(c_begin + s), static_cast<std::int64_t>(c_begin + s));
+            }
+          }
+        },
+        check);
+    if constexpr (Together) {
+      team.team_barrier();
+      int shift = 0;  // row_entries = 2^shift
+      while ((Ordinal(1) << shift) < row_entries) ++shift;
+      const int mask = (1 << shift) - 1;
+      std::uint64_t written = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, team_rows << shift),
+          [&](const int i, std::uint64_t& x) {
+            const int t = i >> shift;
+            const Ordinal s = static_cast<Ordinal>(i & mask);
+            if (s < lengths[t]) {
+              const std::int64_t at = begins[t] + s;
+              v.c_vals(at) = all_sums[s * stride + t];
+              x += column_check_term(v.c_cols(at), at);
+            }
+          },
+          written);
+      check += written;
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { src.add_check(check); });
+  }
+};
+
+/// One team per row; sums in scratch, or in C's values for rows longer than scratch holds. Shares = false: threads
+/// split A's row (each entry's product offset from the map), vector lanes each row of B. Shares = true (rows of B
+/// of skewed lengths, replay_by_shares): the row's products go to the threads in equal shares, each share's first
+/// entry of A found from the map's entry offsets, and lane l adds products begin + l, begin + l + lanes, ...,
+/// following the entries they fall in: no thread waits on one that met a long row of B, and rows of B shorter than
+/// the lanes leave none idle.
+template <class ExecSpace, class Views, class Perm, bool Shares>
+struct ReplayTeamRowKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+  static constexpr bool atomic = BackendTraits<ExecSpace>::is_gpu;
+
+  Views v;
+  Perm perm;
+  ReplaySource<typename ExecSpace::memory_space> src;
+  std::int64_t first = 0;
+  Ordinal row_entries = 0;
+  int lanes = 1;  // the policy's vector length
+
+  std::size_t scratch_bytes() const {
+    return src.in_c ? 64 : static_cast<std::size_t>(row_entries) * sizeof(Scalar) + 64;
+  }
+
+  KOKKOS_INLINE_FUNCTION void by_shares(const Member& team, std::int64_t q, const Ordinal row, Scalar* sums) const {
+    const unsigned char* places = src.row(q);
+    const auto a_begin = v.a_rows(row);
+    const std::int64_t entries = static_cast<std::int64_t>(v.a_rows(row + 1) - a_begin);
+    const std::int32_t* offsets = src.entry_offsets.data() + a_begin;
+    std::int64_t products = 0;
+    if (entries > 0) {
+      const Ordinal k = v.a_cols(a_begin + entries - 1);
+      products = offsets[entries - 1] + static_cast<std::int64_t>(v.b_rows(k + 1) - v.b_rows(k));
+    }
+    // Equal shares of the row's products, a whole number of lanes' turns each.
+    const std::int64_t share = (products + team.team_size() - 1) / team.team_size();
+    const std::int64_t chunk = max_of<std::int64_t>(lanes, (share + lanes - 1) / lanes * lanes);
+    with_width(src.width, [&](auto w) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, (products + chunk - 1) / chunk), [&](const std::int64_t c) {
+        const std::int64_t begin = c * chunk, end = min_of(products, begin + chunk);
+        const std::int64_t first_entry = last_at_or_below(offsets, entries, begin);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int l) {
+          std::int64_t t = first_entry - 1, entry_end = begin;
+          Scalar a_val{};
+          std::int64_t b = 0;  // B's entry of row product i is b + i
+          for (std::int64_t i = begin + l; i < end; i += lanes) {
+            if (i >= entry_end) {
+              do {
+                ++t;
+                entry_end = t + 1 < entries ? offsets[t + 1] : products;
+              } while (i >= entry_end);
+              const Ordinal k = v.a_cols(a_begin + t);
+              a_val = v.a_vals(a_begin + t);
+              b = static_cast<std::int64_t>(v.b_rows(k)) - offsets[t];
+            }
+            accumulate<atomic>(&sums[load_position(places, w.value, i)], a_val * v.b_vals(b + i));
+          }
+        });
+      });
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (src.status(2) != 0) return;  // A or B failed the check beside this replay
+    const std::int64_t q = first + team.league_rank();
+    const Ordinal row = perm(q);
+    const auto c_begin = v.c_rows(row);
+    const Ordinal length = static_cast<Ordinal>(v.c_rows(row + 1) - c_begin);
+    Scalar* sums = src.in_c ? v.c_vals.data() + c_begin
+                            : static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(
+                                  static_cast<std::size_t>(row_entries) * sizeof(Scalar), 16));
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, length), [&](const Ordinal s) { sums[s] = Scalar(); });
+    team.team_barrier();
+    if constexpr (Shares) {
+      by_shares(team, q, row, sums);
+    } else {
+      const unsigned char* places = src.row(q);
+      const auto a_begin = v.a_rows(row);
+      Kokkos::parallel_for(
+          Kokkos::TeamThreadRange(team, static_cast<Ordinal>(v.a_rows(row + 1) - a_begin)), [&](const Ordinal t) {
+            replay_entry<atomic>(v, team, a_begin + t, places, src.width, src.entry_offsets(a_begin + t), sums);
+          });
+    }
+    if (!src.in_c) team.team_barrier();  // sums in C need no barrier: the checksum reads only C's columns
+    std::uint64_t check = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamVectorRange(team, length),
+        [&](const Ordinal s, std::uint64_t& x) {
+          if (!src.in_c) v.c_vals(c_begin + s) = sums[s];
+          x += column_check_term(v.c_cols(c_begin + s), static_cast<std::int64_t>(c_begin + s));
+        },
+        check);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { src.add_check(check); });
+  }
+};
+
+/// Operands not checked beside the replay (they passed check_operands before it).
+struct NoOperandItems {
+  std::int64_t size() const { return 0; }
+  KOKKOS_INLINE_FUNCTION bool ok(std::int64_t) const { return true; }
+};
+
+/// Counts the rows and entries of A and B (OperandItems) that break the CSR rules into status(2), on the device (no
+/// wait); the replay kernels after it skip their work when it found any. A range reduction, which combines each
+/// block's counts before adding: a thread per item adding atomically was slower.
+template <class ExecSpace, class Items, class Status>
+void check_operands_beside(const ExecSpace& exec, const Items& items, const Status& status) {
+  if (items.size() == 0) return;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::InputChecks::operands_beside_replay", Impl::Range<ExecSpace>(exec, 0, items.size()),
+      KOKKOS_LAMBDA(const std::int64_t i, std::uint64_t& count) {
+        if (!items.ok(i)) ++count;
+      },
+      Kokkos::subview(status, 2));
+}
+
+/// Before a tile replay: every value of C zeroed and the checksum of all of C's columns added to status(1) (which
+/// the caller zeroed), flat over C's entries, and on past them the operands' check (status(2)) when the replay
+/// checks them: one launch. A team sums its items and adds once, where a range reduction waits on a last block to
+/// combine its blocks' partial sums. Tiles split rows between threads, so
+/// none owns a row's zeroing; the tile map's checksum covers all of C (make_position_map computes it with the same
+/// pass, zero = false).
+template <class ExecSpace, class Views, class Status, class Items = NoOperandItems>
+void start_tile_replay(const ExecSpace& exec, const Views& v, const Status& status, bool zero,
+                       const Items& items = Items()) {
+  using Scalar = typename Views::scalar_type;
+  using Policy = Impl::Teams<ExecSpace>;
+  const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0)), total = n + items.size();
+  const int threads = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
+  constexpr std::int64_t per_team = 2048;
+  if (total == 0) return;
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Numeric::replay_tiles_start",
+      Policy(exec, static_cast<int>((total + per_team - 1) / per_team), threads),
+      KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+        const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * per_team;
+        const std::int64_t end = min_of(total, begin + per_team);
+        std::uint64_t sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, begin, end),
+            [&](const std::int64_t i, std::uint64_t& x) {
+              if (i >= n) {
+                if (!items.ok(i - n)) Kokkos::atomic_add(&status(2), std::uint64_t(1));
+                return;
+              }
+              if (zero) v.c_vals(i) = Scalar();
+              x += column_check_term(v.c_cols(i), i);
+            },
+            sum);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          if (sum != 0) Kokkos::atomic_add(&status(1), sum);
+        });
+      });
+}
+
+/// Tiles of equal products (PositionMap::tile_products), a group of `lanes` adjacent threads each, no scratch and
+/// no barrier: lane l adds the tile's products l, l + lanes, ... The tile's record gives the row and the entry of
+/// A holding its first product; each thread walks on from there: the next entry, or row, when its products end (a
+/// search of the row's entry offsets finds the entry in a new row). The sum is added atomically into C (zeroed by
+/// start_tile_replay). Long rows, and long rows of B, spread over many tiles; one lane suits short rows of B (a
+/// thread crosses an entry every few products), more lanes long ones (their loads coalesce). A thread's time is a
+/// chain of dependent loads, so the tiles hold few products: about four waves of threads (replay_tile_products). (A
+/// team per tile that staged its rows and entries in scratch was bound by its scans and barriers; threads that search
+/// for their own row and entry need neither.)
+///
+/// The most lanes of a tile's group: a CUDA warp's vector length, on every backend (tests on CPUs take the GPUs'
+/// shapes).
+constexpr int replay_tile_most_lanes = 32;
+
+template <class ExecSpace, class Views, class Perm>
+struct ReplayTilesKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Space = typename ExecSpace::memory_space;
+
+  Views v;
+  Perm perm;
+  const unsigned char* positions = nullptr;
+  Kokkos::View<const std::int64_t*, Space> product_start;
+  Kokkos::View<const std::int64_t*, Space> tile_rows;
+  Kokkos::View<const std::int32_t*, Space> tile_entries;
+  Kokkos::View<const std::int32_t*, Space> entry_offsets;
+  Kokkos::View<const std::uint64_t*, Space> status;  // [2]: operands that failed the check beside the replay
+  TileRuns runs;
+  std::int64_t tile_products = 1;  // a multiple of lanes
+  int lanes = 1;                   // a power of two (half_mean_lanes)
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g) const {
+    if (status(2) != 0) return;
+    // lanes is a power of two: shifts and masks, not a 64-bit division per thread.
+    const std::int64_t lane = g & (lanes - 1);
+    const std::int64_t t = runs.run[0].first_tile + (g >> lowest_bit_u64(static_cast<std::uint64_t>(lanes)));
+    const TileRuns::Run& run = runs.run[runs.find(t)];
+    const std::int64_t begin = (t - run.first_tile) * tile_products;
+    const std::int64_t end = min_of(begin + tile_products, run.products);
+    std::int64_t i = begin + lane;  // products numbered within the run
+    if (i >= end) return;
+    const std::int64_t* start = product_start.data();
+    const std::int64_t first = run.first_product;
+    auto row_end_of = [&](std::int64_t q) { return q + 1 < run.row_end ? start[q + 1] - first : run.products; };
+    std::int64_t q = tile_rows(t);
+    std::int64_t row_first = start[q] - first, row_end = row_end_of(q);
+
+    // The row's state and the entry's (its products end at entry_end; B's value of product i is b_vals(b + i)).
+    std::int64_t a_begin = 0, entries = 0, e = tile_entries(t), entry_end = 0, b = 0;
+    const std::int32_t* offsets = nullptr;
+    Scalar* c = nullptr;
+    Scalar a_val{};
+    auto enter_row = [&]() {
+      const Ordinal row = perm(q);
+      a_begin = static_cast<std::int64_t>(v.a_rows(row));
+      entries = static_cast<std::int64_t>(v.a_rows(row + 1)) - a_begin;
+      offsets = entry_offsets.data() + a_begin;
+      c = v.c_vals.data() + v.c_rows(row);
+    };
+    auto next_row = [&]() {  // to the row holding product i, and its entry
+      do {
+        ++q;
+        row_first = row_end;
+        row_end = row_end_of(q);
+      } while (i >= row_end);
+      enter_row();
+      e = last_at_or_below(offsets, entries, i - row_first);
+    };
+    auto enter_entry = [&]() {
+      while (e + 1 < entries && row_first + offsets[e + 1] <= i) ++e;  // entries without products, or passed
+      entry_end = e + 1 < entries ? row_first + offsets[e + 1] : row_end;
+      const Ordinal k = v.a_cols(a_begin + e);
+      a_val = v.a_vals(a_begin + e);
+      b = static_cast<std::int64_t>(v.b_rows(k)) - offsets[e] - row_first;
+    };
+    if (i >= row_end) {  // a lane past the tile's first row
+      next_row();
+    } else {
+      enter_row();
+    }
+    enter_entry();
+    const unsigned char* places = positions + run.first_byte;
+    with_width(run.width, [&](auto width) {
+      for (; i < end; i += lanes) {
+        if (i >= row_end) {
+          next_row();
+          enter_entry();
+        } else if (i >= entry_end) {
+          ++e;
+          enter_entry();
+        }
+        accumulate<true>(&c[load_position(places, width.value, i)], a_val * v.b_vals(b + i));
+      }
+    });
+  }
+};
+
+/// Replays every mapped bin into C (v.c_vals), adding the checksum of the rows' columns to status(1) (the caller
+/// compares it with map.checksum). With operand items, A and B are checked first (status(2)), and the replay
+/// kernels skip their work when they fail.
+template <class ExecSpace, class Views, class Map, class Status, class Items = NoOperandItems>
+void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, bool deterministic,
+                      const Items& items = Items()) {
+  using Perm = decltype(map.bins.perm);
+  using Space = typename ExecSpace::memory_space;
+  if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayTiles) {
+    using Kernel = ReplayTilesKernel<ExecSpace, Views, Perm>;
+    start_tile_replay(exec, v, status, true, items);
+    for (std::size_t first = 0; first < map.mapped.size(); first += TileRuns::max_runs) {
+      const TileRuns runs = TileRuns::of(map.mapped, first);
+      const Kernel k{v,
+                     map.bins.perm,
+                     map.positions.data(),
+                     map.product_start,
+                     map.tile_rows,
+                     map.tile_entries,
+                     map.entry_offsets,
+                     status,
+                     runs,
+                     map.tile_products,
+                     map.mapped[0].config.vector_length};
+      Kokkos::parallel_for("KokkosSpGEMM::Numeric::replay_tiles",
+                           Impl::Range<ExecSpace>(exec, 0, (runs.end_tile() - runs.run[0].first_tile) * k.lanes), k);
+    }
+    return;
+  }
+  check_operands_beside(exec, items, status);
+  for (const auto& mb : map.mapped) {
+    const BinConfig& c = mb.config;
+    const ReplaySource<Space> src{map.positions.data(),
+                                  map.product_start,
+                                  map.entry_offsets,
+                                  status,
+                                  mb.width,
+                                  mb.first_byte,
+                                  mb.first_product,
+                                  mb.in_c};
+    const std::int64_t first = map.bins.offsets[c.bin];
+    const auto row_entries = static_cast<typename Views::ordinal_type>(c.l1_entries);
+    const std::string label = "KokkosSpGEMM::Numeric::replay_bin_" + std::to_string(c.bin);
+    if (c.kernel == RowKernel::ReplayTeamRow) {
+      auto launch = [&](auto kernel) {
+        using Kernel = decltype(kernel);
+        // Within what the device can launch of this kernel (registers per thread bound the team).
+        const int team = min_of(
+            c.team_size,
+            typename Kernel::Policy(exec, 1, 1, c.vector_length).team_size_max(kernel, Kokkos::ParallelForTag()));
+        typename Kernel::Policy policy(exec, static_cast<int>(c.rows), team, c.vector_length);
+        policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes()));
+        Kokkos::parallel_for(label, policy, kernel);
+      };
+      if (mb.shares) {
+        launch(ReplayTeamRowKernel<ExecSpace, Views, Perm, true>{v, map.bins.perm, src, first, row_entries,
+                                                                 c.vector_length});
+      } else {
+        launch(ReplayTeamRowKernel<ExecSpace, Views, Perm, false>{v, map.bins.perm, src, first, row_entries,
+                                                                  c.vector_length});
+      }
+      continue;
+    }
+    const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
+    if (!mb.in_c) {  // a thread per row, sums in scratch
+      auto launch = [&](auto kernel) {
+        typename decltype(kernel)::Policy policy(exec, league, c.team_size, 1);
+        policy.set_scratch_size(
+            0, Kokkos::PerTeam(kernel.scratch_bytes(kernel.rows_per_team, kernel.row_entries, c.team_size)));
+        // Fewer teams a multiprocessor than scratch and registers allow (Kokkos then asks for less shared memory),
+        // so that the rest serves as L1 for B's rows; much lower occupancy leaves too few threads to hide the loads'
+        // latency.
+        Kokkos::parallel_for(
+            label,
+            Kokkos::Experimental::prefer(policy, Kokkos::Experimental::DesiredOccupancy(replay_rows_occupancy_percent)),
+            kernel);
+      };
+      if (mb.together) {
+        launch(ReplayOwnedRowsKernel<ExecSpace, Views, Perm, true>{v, map.bins.perm, src, first, c.rows,
+                                                                   c.rows_per_team, row_entries});
+      } else {
+        launch(ReplayOwnedRowsKernel<ExecSpace, Views, Perm, false>{v, map.bins.perm, src, first, c.rows,
+                                                                    c.rows_per_team, row_entries});
+      }
+      continue;
+    }
+    auto launch = [&](auto kernel) {
+      Kokkos::parallel_for(label, typename decltype(kernel)::Policy(exec, league, c.team_size, c.vector_length),
+                           kernel);
+    };
+    // A thread's lanes add to one place from several products (entries of A, or repeated columns of a row of B)
+    // without running in lock step: atomics. A thread without lanes owns its row, but on GPUs it still adds
+    // atomically in deterministic mode: a plain a * b + sum may be fused into one rounding (nvcc's default), which
+    // the reference's sums do not have.
+    if (BackendTraits<ExecSpace>::is_gpu && (c.vector_length > 1 || deterministic)) {
+      launch(ReplayRowsKernel<ExecSpace, true, Views, Perm>{v, map.bins.perm, src, first, c.rows, c.rows_per_team});
+    } else {
+      launch(ReplayRowsKernel<ExecSpace, false, Views, Perm>{v, map.bins.perm, src, first, c.rows, c.rows_per_team});
+    }
+  }
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,346 @@
+// Galerkin triple products Ac = R*A*P (the coarse operators of algebraic multigrid) with a symbolic/numeric split.
+// The symbolic phase picks the multiplication order with fewer products, keeps the intermediate product and, when R
+// is P^T, the transpose of P with its source map: a numeric call with new values of A and P (every nonlinear step
+// of a solver) does no structural work.
+#ifndef KOKKOSSPGEMM_GALERKIN_HPP
+#define KOKKOSSPGEMM_GALERKIN_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <KokkosSpGEMM_CsrMatrix.hpp>
+#include <KokkosSpGEMM_Errors.hpp>
+#include <KokkosSpGEMM_Handle.hpp>
+#include <KokkosSpGEMM_Options.hpp>
+#include <KokkosSpGEMM_Tuning.hpp>
+#include <KokkosSpGEMM_SpGEMM.hpp>
+#include <operations/KokkosSpGEMM_Transpose.hpp>
+#include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+namespace KokkosSpGEMM {
+
+/// Multiplication order of a triple product R*A*P (see galerkin_symbolic).
+enum class TripleOrder {
+  Auto,       ///< The order with fewer estimated products, from the symbolic phases of R*A and A*P.
+  LeftFirst,  ///< (R*A)*P
+  RightFirst  ///< R*(A*P)
+};
+
+inline const char* triple_order_name(TripleOrder o) {
+  return o == TripleOrder::LeftFirst ? "(R*A)*P" : o == TripleOrder::RightFirst ? "R*(A*P)" : "auto";
+}
+
+/// The choices of a Galerkin product beside those of its two multiplications (Options).
+struct GalerkinOptions {
+  /// Order of the triple product R*A*P.
+  TripleOrder triple_order = TripleOrder::Auto;
+};
+
+/// Analysis of Ac = R*A*P for one structure of R (or P^T), A and P. Scalar, Ordinal and Offset are Ac's; the
+/// intermediate product and the kept P^T use Offset too.
+template <class ExecSpace, class Scalar, class Ordinal = int, class Offset = int>
+class GalerkinHandle {
+ public:
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using scalar_type = Scalar;
+  using ordinal_type = Ordinal;
+  using offset_type = Offset;
+  using matrix_type = CsrMatrix<Scalar, Ordinal, Offset, memory_space>;
+  using product_handle = Handle<ExecSpace, Scalar, Ordinal, Offset>;
+
+  explicit GalerkinHandle(const Options& options = Options(), const GalerkinOptions& galerkin = GalerkinOptions(),
+                          const Tuning& tuning = Tuning())
+      : m_state{options,
+                galerkin,
+                tuning,
+                false,
+                false,
+                false,
+                TripleOrder::Auto,
+                -1,
+                -1,
+                product_handle(options, tuning),
+                product_handle(options, tuning)} {}
+
+  const Options& options() const { return m_state.options; }
+  const GalerkinOptions& galerkin_options() const { return m_state.galerkin; }
+  const Tuning& tuning() const { return m_state.tuning; }
+  bool has_analysis() const { return m_state.done; }
+  /// The order the analysis chose (LeftFirst or RightFirst).
+  TripleOrder order() const { return m_state.order; }
+  /// True when the analysis was made with R = P^T formed inside the handle.
+  bool r_is_p_transposed() const { return m_state.implicit_r; }
+  /// nnz(Ac).
+  std::int64_t nnz() const { return m_state.second.nnz(); }
+  /// nnz of the intermediate product (R*A or A*P).
+  std::int64_t intermediate_nnz() const { return m_state.first.nnz(); }
+  /// Products of both multiplications (the flop count is twice this).
+  std::int64_t products() const { return m_state.first.products() + m_state.second.products(); }
+  /// The two multiplications' analyses: first makes the intermediate, second makes Ac.
+  const product_handle& first() const { return m_state.first; }
+  const product_handle& second() const { return m_state.second; }
+  const matrix_type& intermediate() const { return m_state.intermediate; }
+  /// Estimated products of (R*A)*P and R*(A*P); negative when the order was given, not chosen.
+  double estimated_products_left_first() const { return m_state.cost_left; }
+  double estimated_products_right_first() const { return m_state.cost_right; }
+
+  /// Bytes kept between numeric calls: the intermediate, P^T with its source map, and both analyses.
+  std::size_t kept_bytes() const {
+    const std::size_t entry = sizeof(Ordinal) + sizeof(Scalar);
+    std::size_t bytes = m_state.first.kept_bytes() + m_state.second.kept_bytes();
+    bytes += m_state.intermediate.row_map().span() * sizeof(Offset) + m_state.intermediate.nnz() * entry;
+    bytes += m_state.rt.t.row_map().span() * sizeof(Offset) + m_state.rt.t.nnz() * entry +
+             m_state.rt.source.span() * sizeof(Offset);
+    return bytes;
+  }
+  /// Largest temporary memory beyond R, A, P and Ac at any point: what is kept plus the larger phase's own peak.
+  std::size_t peak_extra_bytes() const {
+    return kept_bytes() + Impl::max_of(m_state.first.peak_extra_bytes(), m_state.second.peak_extra_bytes());
+  }
+
+  void reset() { *this = GalerkinHandle(m_state.options, m_state.galerkin, m_state.tuning); }
+
+  std::string describe() const {
+    std::ostringstream s;
+    s << "KokkosSpGEMM Galerkin handle: ";
+    if (!m_state.done) return s.str() + "(no analysis yet)\n";
+    s << "order " << triple_order_name(m_state.order)
+      << (m_state.implicit_r ? ", R = P^T kept in the handle" : ", R given");
+    if (m_state.cost_left >= 0) {
+      s << "; estimated products (R*A)*P " << static_cast<std::int64_t>(m_state.cost_left) << ", R*(A*P) "
+        << static_cast<std::int64_t>(m_state.cost_right);
+    }
+    s << "\n  intermediate nnz " << intermediate_nnz() << ", Ac nnz " << nnz() << ", products " << products()
+      << "; kept " << kept_bytes() << " B, peak extra " << peak_extra_bytes() << " B\n";
+    s << "  first product:\n" << m_state.first.describe() << "  second product:\n" << m_state.second.describe();
+    return s.str();
+  }
+
+ private:
+  friend struct Impl::HandleAccess;
+
+  // The analysis: made by the functions below through Impl::HandleAccess, not part of the API.
+  struct State {
+    Options options;
+    GalerkinOptions galerkin;
+    Tuning tuning;
+    bool done = false;
+    bool implicit_r = false;
+    bool intermediate_current = false;  // the intermediate holds the values of the operands of the last call
+    TripleOrder order = TripleOrder::Auto;
+    double cost_left = -1, cost_right = -1;
+    product_handle first, second;
+    matrix_type intermediate;
+    TransposeWithSource<Scalar, Ordinal, Offset, memory_space> rt;
+  };
+  State m_state;
+};
+
+namespace Impl {
+
+template <class ExecSpace, class RMatrix, class AMatrix, class PMatrix>
+void check_triple(const ExecSpace& exec, const char* function, const RMatrix& r, const AMatrix& a, const PMatrix& p) {
+  KOKKOSSPGEMM_REQUIRE(r.num_cols() == a.num_rows() && a.num_cols() == p.num_rows(), DimensionMismatch, function,
+                       "R is " << r.num_rows() << " x " << r.num_cols() << ", A is " << a.num_rows() << " x "
+                               << a.num_cols() << ", P is " << p.num_rows() << " x " << p.num_cols()
+                               << ": need R.num_cols() == A.num_rows() and A.num_cols() == P.num_rows()");
+  check_csr(exec, function, "R", r);
+  check_csr(exec, function, "A", a);
+  check_csr(exec, function, "P", p);
+}
+
+/// Sum over the entries x_ij of X of the length of row j of the matrix with row map y_rows: the products of X*Y.
+template <class ExecSpace, class XMatrix, class YRowMap>
+std::int64_t products_with_row_map(const ExecSpace& exec, const XMatrix& x, const YRowMap& y_rows) {
+  using Ordinal = typename XMatrix::ordinal_type;
+  const auto x_rows = x.row_map();
+  const auto x_cols = x.entries();
+  std::int64_t total = 0;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::Galerkin::products", Impl::Range<ExecSpace>(exec, 0, x.num_rows()),
+      KOKKOS_LAMBDA(const Ordinal i, std::int64_t& sum) {
+        for (auto e = x_rows(i); e < x_rows(i + 1); ++e) {
+          const Ordinal j = x_cols(e);
+          sum += static_cast<std::int64_t>(y_rows(j + 1) - y_rows(j));
+        }
+      },
+      total);
+  return total;
+}
+
+template <class ExecSpace, class GHandle, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
+void run_galerkin_symbolic(const ExecSpace& exec, GHandle& h, const RMatrix& r, const AMatrix& a, const PMatrix& p,
+                           AcMatrix& ac) {
+  using Matrix = typename GHandle::matrix_type;
+  using ProductHandle = typename GHandle::product_handle;
+  TripleOrder order = state(h).galerkin.triple_order;
+  state(h).cost_left = state(h).cost_right = -1;
+  state(h).intermediate = Matrix();
+  if (order == TripleOrder::Auto) {
+    // Both first products' symbolic phases give exact intermediate sizes. R*(A*P)'s second multiplication is then
+    // known exactly; (R*A)*P's is estimated from P's mean row length (exact for one entry per row, as in
+    // tentative prolongators). For R = P^T and symmetric A both are equal, and A*P first wins the tie.
+    ProductHandle left(state(h).options, state(h).tuning), right(state(h).options, state(h).tuning);
+    Matrix ra, ap;
+    spgemm_symbolic(exec, left, r, a, ra);
+    spgemm_symbolic(exec, right, a, p, ap);
+    const double p_mean = p.num_rows() > 0 ? static_cast<double>(p.nnz()) / p.num_rows() : 0.0;
+    state(h).cost_left = static_cast<double>(left.products()) + static_cast<double>(left.nnz()) * p_mean;
+    state(h).cost_right =
+        static_cast<double>(right.products()) + static_cast<double>(products_with_row_map(exec, r, ap.row_map()));
+    // The (R*A)*P figure is an estimate (it undercounts when long rows of P meet many entries), so it must win by
+    // a margin: where both orders cost the same, it can still come out below the exact R*(A*P) count.
+    order = state(h).cost_left < 0.75 * state(h).cost_right ? TripleOrder::LeftFirst : TripleOrder::RightFirst;
+    state(h).first = order == TripleOrder::LeftFirst ? left : right;
+    state(h).intermediate = order == TripleOrder::LeftFirst ? ra : ap;
+  } else {
+    state(h).first = ProductHandle(state(h).options, state(h).tuning);
+    if (order == TripleOrder::LeftFirst) {
+      spgemm_symbolic(exec, state(h).first, r, a, state(h).intermediate);
+    } else {
+      spgemm_symbolic(exec, state(h).first, a, p, state(h).intermediate);
+    }
+  }
+  // The second symbolic phase needs the intermediate's columns, which only a numeric phase writes.
+  state(h).second = ProductHandle(state(h).options, state(h).tuning);
+  if (order == TripleOrder::LeftFirst) {
+    spgemm_numeric(exec, state(h).first, r, a, state(h).intermediate);
+    spgemm_symbolic(exec, state(h).second, state(h).intermediate, p, ac);
+  } else {
+    spgemm_numeric(exec, state(h).first, a, p, state(h).intermediate);
+    spgemm_symbolic(exec, state(h).second, r, state(h).intermediate, ac);
+  }
+  state(h).order = order;
+  state(h).intermediate_current = true;
+  state(h).done = true;
+}
+
+template <class ExecSpace, class GHandle, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
+void run_galerkin_numeric(const ExecSpace& exec, GHandle& h, const RMatrix& r, const AMatrix& a, const PMatrix& p,
+                          AcMatrix& ac, bool intermediate_current) {
+  if (state(h).order == TripleOrder::LeftFirst) {
+    if (!intermediate_current) spgemm_numeric(exec, state(h).first, r, a, state(h).intermediate);
+    spgemm_numeric(exec, state(h).second, state(h).intermediate, p, ac);
+  } else {
+    if (!intermediate_current) spgemm_numeric(exec, state(h).first, a, p, state(h).intermediate);
+    spgemm_numeric(exec, state(h).second, r, state(h).intermediate, ac);
+  }
+  state(h).intermediate_current = false;
+}
+
+template <class GHandle>
+void require_analysis(const GHandle& h, const char* function, bool implicit_r) {
+  KOKKOSSPGEMM_REQUIRE(h.has_analysis(), HandleMismatch, function,
+                       "the handle holds no analysis: call galerkin_symbolic first");
+  KOKKOSSPGEMM_REQUIRE(h.r_is_p_transposed() == implicit_r, HandleMismatch, function,
+                       (implicit_r ? "the handle was analysed with an explicit R: pass R"
+                                   : "the handle was analysed with R = P^T: call the overload without R"));
+}
+
+}  // namespace Impl
+
+/// Symbolic phase of Ac = R*A*P: checks the operands, chooses the order (GalerkinOptions::triple_order), forms the
+/// intermediate's structure and gives Ac its row map. Throws DimensionMismatch, InvalidInput, IndexOverflow.
+template <class ExecSpace, class S, class O, class F, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
+void galerkin_symbolic(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>& h, const RMatrix& r, const AMatrix& a,
+                       const PMatrix& p, AcMatrix& ac) {
+  Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_symbolic");
+  Impl::check_triple(exec, "galerkin_symbolic", r, a, p);
+  h.reset();
+  Impl::run_galerkin_symbolic(exec, h, r, a, p, ac);
+}
+
+/// Symbolic phase of Ac = P^T*A*P: P^T is formed and kept in the handle (with a map to refresh its values).
+template <class ExecSpace, class S, class O, class F, class AMatrix, class PMatrix, class AcMatrix>
+void galerkin_symbolic(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>& h, const AMatrix& a, const PMatrix& p,
+                       AcMatrix& ac) {
+  Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_symbolic");
+  Impl::check_csr(exec, "galerkin_symbolic", "P", p);
+  h.reset();
+  Impl::state(h).rt = transpose_with_source<F>(exec, p);
+  Impl::check_triple(exec, "galerkin_symbolic", Impl::state(h).rt.t, a, p);
+  Impl::run_galerkin_symbolic(exec, h, Impl::state(h).rt.t, a, p, ac);
+  Impl::state(h).implicit_r = true;
+}
+
+/// Numeric phase of Ac = R*A*P with the analysed structures and new values. Throws HandleMismatch when a
+/// structure changed (with Options::check_structure also for equal sizes).
+template <class ExecSpace, class S, class O, class F, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
+void galerkin_numeric(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>& h, const RMatrix& r, const AMatrix& a,
+                      const PMatrix& p, AcMatrix& ac) {
+  Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_numeric");
+  Impl::require_analysis(h, "galerkin_numeric", false);
+  Impl::run_galerkin_numeric(exec, h, r, a, p, ac, false);
+}
+
+/// Numeric phase of Ac = P^T*A*P: refreshes the kept P^T from P's values, then multiplies.
+template <class ExecSpace, class S, class O, class F, class AMatrix, class PMatrix, class AcMatrix>
+void galerkin_numeric(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>& h, const AMatrix& a, const PMatrix& p,
+                      AcMatrix& ac) {
+  Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_numeric");
+  Impl::require_analysis(h, "galerkin_numeric", true);
+  refresh_transpose_values(exec, Impl::state(h).rt, p);
+  Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, p, ac, false);
+}
+
+/// Ac = R*A*P through the handle: the symbolic phase when the handle holds no analysis, then the numeric phase
+/// (right after a symbolic phase, only the second multiplication: the intermediate already has these values).
+template <class ExecSpace, class S, class O, class F, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
+void galerkin_product(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>& h, const RMatrix& r, const AMatrix& a,
+                      const PMatrix& p, AcMatrix& ac) {
+  if (!h.has_analysis()) {
+    galerkin_symbolic(exec, h, r, a, p, ac);
+    Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_numeric");
+    Impl::run_galerkin_numeric(exec, h, r, a, p, ac, true);
+  } else {
+    galerkin_numeric(exec, h, r, a, p, ac);
+  }
+}
+
+/// Ac = P^T*A*P through the handle (see the overload with R).
+template <class ExecSpace, class S, class O, class F, class AMatrix, class PMatrix, class AcMatrix>
+void galerkin_product(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>& h, const AMatrix& a, const PMatrix& p,
+                      AcMatrix& ac) {
+  if (!h.has_analysis()) {
+    galerkin_symbolic(exec, h, a, p, ac);
+    Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_numeric");
+    Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, p, ac, true);
+  } else {
+    galerkin_numeric(exec, h, a, p, ac);
+  }
+}
+
+/// One-shot Ac = R*A*P (Ac has A's offset type unless COffset names another).
+template <class COffset = void, class ExecSpace, class RMatrix, class AMatrix, class PMatrix>
+auto galerkin_product(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p,
+                      const Options& options = Options(), const GalerkinOptions& galerkin = GalerkinOptions(),
+                      const Tuning& tuning = Tuning()) {
+  using Offset = std::conditional_t<std::is_void<COffset>::value, typename AMatrix::offset_type, COffset>;
+  GalerkinHandle<ExecSpace, typename AMatrix::scalar_type, typename AMatrix::ordinal_type, Offset> h(options, galerkin,
+                                                                                                     tuning);
+  typename decltype(h)::matrix_type ac;
+  galerkin_product(exec, h, r, a, p, ac);
+  return ac;
+}
+
+/// One-shot Ac = P^T*A*P.
+template <class COffset = void, class ExecSpace, class AMatrix, class PMatrix>
+auto galerkin_product_pt(const ExecSpace& exec, const AMatrix& a, const PMatrix& p, const Options& options = Options(),
+                         const GalerkinOptions& galerkin = GalerkinOptions(), const Tuning& tuning = Tuning()) {
+  using Offset = std::conditional_t<std::is_void<COffset>::value, typename AMatrix::offset_type, COffset>;
+  GalerkinHandle<ExecSpace, typename AMatrix::scalar_type, typename AMatrix::ordinal_type, Offset> h(options, galerkin,
+                                                                                                     tuning);
+  typename decltype(h)::matrix_type ac;
+  galerkin_product(exec, h, a, p, ac);
+  return ac;
+}
+
+}  // namespace KokkosSpGEMM
+
+#endif
