@@ -32,7 +32,7 @@ using HostMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Kokkos::Host
 using DeviceMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Exec::memory_space>;
 
 /// One of our variants in a table: the options a user would pass and the tuning knobs that pick a path.
-struct OursVariant : KokkosSpGEMM::Options, KokkosSpGEMM::Tuning {};
+using OursVariant = KokkosSpGEMM::Impl::Settings;
 
 struct Result {
   std::string case_name, impl;

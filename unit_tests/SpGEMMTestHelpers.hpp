@@ -111,7 +111,7 @@ bool bitwise_equal_values(const M& c_any, const HostCsr<S, O, F>& ref) {
 
 /// A test's path: what a user decides and the tuning knobs that force a path, in one object (the handle and
 /// spgemm take both from it).
-struct TestOptions : KokkosSpGEMM::Options, KokkosSpGEMM::Tuning {};
+using TestOptions = KokkosSpGEMM::Impl::Settings;
 
 /// Multiplies on TEST_EXECSPACE with the given options and checks the result against the reference.
 template <class ExecSpace, class S, class O, class F>

@@ -55,18 +55,12 @@ class GalerkinHandle {
   using product_handle = Handle<ExecSpace, Scalar, Ordinal, Offset>;
 
   explicit GalerkinHandle(const Options& options = Options(), const GalerkinOptions& galerkin = GalerkinOptions(),
-                          const Tuning& tuning = Tuning())
-      : m_state{options,
-                galerkin,
-                tuning,
-                false,
-                false,
-                false,
-                TripleOrder::Auto,
-                -1,
-                -1,
-                product_handle(options, tuning),
-                product_handle(options, tuning)} {}
+                          const Tuning& tuning = Tuning()) {
+    m_state.options = options;
+    m_state.galerkin = galerkin;
+    m_state.tuning = tuning;
+    m_state.first = m_state.second = product_handle(options, tuning);
+  }
 
   const Options& options() const { return m_state.options; }
   const GalerkinOptions& galerkin_options() const { return m_state.galerkin; }

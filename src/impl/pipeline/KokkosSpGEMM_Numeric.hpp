@@ -46,10 +46,11 @@ std::size_t prepare_numeric_output(const ExecSpace& exec, const Handle& handle, 
 /// True when C's entries hold the columns this handle's last numeric call wrote, in the order now asked for.
 template <class Handle, class CMatrix>
 bool columns_known(const Handle& handle, const CMatrix& c) {
-  const Settings& o = state(handle).settings;
-  return o.reuse_columns && o.algorithm != Algorithm::RMerge && state(handle).written_columns != nullptr &&
-         state(handle).written_columns == static_cast<const void*>(c.entries().data()) &&
-         state(handle).written_sorted == o.sorted && c.entries().extent(0) == static_cast<std::size_t>(handle.nnz());
+  auto& st = state(handle);
+  const Settings& o = st.settings;
+  return o.reuse_columns && o.algorithm != Algorithm::RMerge && st.written_columns != nullptr &&
+         st.written_columns == static_cast<const void*>(c.entries().data()) && st.written_sorted == o.sorted &&
+         c.entries().extent(0) == static_cast<std::size_t>(handle.nnz());
 }
 
 /// Pool options for one numeric call: on GPUs the pools (one chunk per concurrent team by default) are held to the
@@ -84,17 +85,18 @@ bool defers_operand_check(const Handle& handle, const CMatrix& c) {
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
                  bool retried = false, bool operands_checked = true) {
+  auto& st = state(handle);
   if (!operands_checked && !defers_operand_check(handle, c)) {
     check_operands(exec, "spgemm_numeric", a, b);
     operands_checked = true;
   }
   // Decided before C may get new arrays: fresh ones hold no columns.
   const bool known = columns_known(handle, c);
-  const bool by_positions = known && state(handle).settings.reuse_positions;
+  const bool by_positions = known && st.settings.reuse_positions;
   // A full phase rewrites C's columns: the map would no longer describe them (and its memory is better freed).
-  if (!by_positions) state(handle).positions = decltype(state(handle).positions)();
+  if (!by_positions) st.positions = decltype(st.positions)();
   std::size_t pool_budget = prepare_numeric_output(exec, handle, c);
-  auto& map = state(handle).positions;
+  auto& map = st.positions;
   const bool make_map = by_positions && (!map.made() || map.columns != static_cast<const void*>(c.entries().data()));
   // Pools and bin counts, allocated only when taken. Calls that use the position map (it fills what the size of C
   // leaves) or run under a budget allocate each take on its own; a full phase plans at most an eighth of C.
@@ -103,23 +105,22 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
                                            : min_of(workspace_small_pools_bytes, c_entry_bytes<CMatrix>(handle) / 8));
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
   v.known_columns = known;
-  state(handle).written_columns = nullptr;  // until this call succeeds
+  st.written_columns = nullptr;  // until this call succeeds
   if (v.known_columns) {
-    if (state(handle).reuse_status.data() == nullptr) {
-      state(handle).reuse_status = decltype(state(handle).reuse_status)(
-          Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"), ReuseStatus::entries);
+    if (st.reuse_status.data() == nullptr) {
+      st.reuse_status = decltype(st.reuse_status)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"),
+                                                  ReuseStatus::entries);
     }
-    Kokkos::deep_copy(exec, state(handle).reuse_status, std::uint64_t(0));
-    v.reuse_status = state(handle).reuse_status;
+    Kokkos::deep_copy(exec, st.reuse_status, std::uint64_t(0));
+    v.reuse_status = st.reuse_status;
   }
   std::size_t pool = 0;
   if (make_map) {
     // The map may take the size of C beyond what the analysis keeps (or the option's bytes), and under a memory
     // budget half of what the budget leaves.
-    map = decltype(state(handle).positions)();
+    map = decltype(st.positions)();
     const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle);
-    const std::size_t want =
-        state(handle).settings.reuse_positions_bytes > 0 ? state(handle).settings.reuse_positions_bytes : c_bytes;
+    const std::size_t want = st.settings.reuse_positions_bytes > 0 ? st.settings.reuse_positions_bytes : c_bytes;
     std::size_t limit = want > handle.kept_bytes() ? want - handle.kept_bytes() : 0;
     if (pool_budget > 0) limit = min_of(limit, pool_budget / 2);
     const std::size_t pool_cap = c_bytes > handle.kept_bytes() ? c_bytes - handle.kept_bytes() : 1;
@@ -133,43 +134,42 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   const Settings launch_options = numeric_launch_options<ExecSpace, CMatrix>(handle);
   if (replay) {
     if (operands_checked) {
-      replay_positions(exec, v, map, state(handle).reuse_status, state(handle).settings.deterministic);
+      replay_positions(exec, v, map, st.reuse_status, st.settings.deterministic);
     } else {
       const OperandItems<AMatrix, BMatrix> items(a, b);
-      replay_positions(exec, v, map, state(handle).reuse_status, state(handle).settings.deterministic, items);
+      replay_positions(exec, v, map, st.reuse_status, st.settings.deterministic, items);
     }
     pool =
         max_of(pool, launch_row_kernels<true>(exec, workspace, v, map.bins, map.gathered, launch_options, pool_budget));
-  } else if (state(handle).settings.algorithm == Algorithm::RMerge) {
+  } else if (st.settings.algorithm == Algorithm::RMerge) {
     pool = rmerge_multiply<true>(exec, v, a.num_rows());
   } else {
-    pool = launch_row_kernels<true>(exec, workspace, v, state(handle).numeric_bins, state(handle).numeric_configs,
-                                    launch_options, pool_budget);
-    if (!state(handle).product_configs.empty()) {
-      pool = max_of(pool, launch_row_kernels<true>(exec, workspace, v, state(handle).product_bins,
-                                                   state(handle).product_configs, launch_options, pool_budget));
+    pool =
+        launch_row_kernels<true>(exec, workspace, v, st.numeric_bins, st.numeric_configs, launch_options, pool_budget);
+    if (!st.product_configs.empty()) {
+      pool = max_of(pool, launch_row_kernels<true>(exec, workspace, v, st.product_bins, st.product_configs,
+                                                   launch_options, pool_budget));
     }
   }
   if (v.known_columns) {
-    const ReuseStatus status = read_reuse_status(exec, state(handle).reuse_status);
+    const ReuseStatus status = read_reuse_status(exec, st.reuse_status);
     if (status.bad_operands > 0) {
-      map = decltype(state(handle).positions)();     // its replay was skipped; C holds nothing of this call
+      map = decltype(st.positions)();                // its replay was skipped; C holds nothing of this call
       check_operands(exec, "spgemm_numeric", a, b);  // names the problem (throws)
     }
     if (status.missing > 0 || (replay && status.checksum != map.checksum)) {
       // C's entries were changed since they were written. A new map from them serves them if they still hold this
       // product's columns (the map making checks); otherwise, or without the map, the full phase recomputes them.
-      map = decltype(state(handle).positions)();
-      if (replay && !retried) state(handle).written_columns = c.entries().data();
+      map = decltype(st.positions)();
+      if (replay && !retried) st.written_columns = c.entries().data();
       run_numeric(exec, handle, a, b, c, true);
       return;
     }
   }
-  state(handle).written_columns = c.entries().data();
-  state(handle).written_sorted = state(handle).settings.sorted;
-  state(handle).numeric_pool_bytes = pool;
-  state(handle).peak_extra_bytes =
-      max_of(state(handle).peak_extra_bytes, workspace.peak_bytes(pool) + handle.kept_bytes());
+  st.written_columns = c.entries().data();
+  st.written_sorted = st.settings.sorted;
+  st.numeric_pool_bytes = pool;
+  st.peak_extra_bytes = max_of(st.peak_extra_bytes, workspace.peak_bytes(pool) + handle.kept_bytes());
 }
 
 }  // namespace Impl

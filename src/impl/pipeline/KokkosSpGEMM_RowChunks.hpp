@@ -64,22 +64,23 @@ Matrix row_block(const ExecSpace& exec, const Matrix& m, const HostRows& host_ro
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_symbolic_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
                           std::int64_t chunk_rows) {
+  auto& st = state(handle);
   using Offset = typename CMatrix::offset_type;
   using AOffset = typename AMatrix::offset_type;
   using Ordinal = typename CMatrix::ordinal_type;
   const std::int64_t rows = a.num_rows();
-  const std::size_t budget = state(handle).settings.memory_budget_bytes;
+  const std::size_t budget = st.settings.memory_budget_bytes;
   const std::size_t fixed = (static_cast<std::size_t>(rows) + 1) * sizeof(Offset);
   typename CMatrix::row_map_type row_map(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::C_row_map"),
                                          static_cast<std::size_t>(rows) + 1);
   const auto a_host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_map());
   std::int64_t nnz = 0;
-  state(handle).chunks.clear();
-  state(handle).chunk_first.clear();
+  st.chunks.clear();
+  st.chunk_first.clear();
   std::size_t peak = 0;
   for (std::int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
     const std::int64_t r1 = min_of(rows, r0 + chunk_rows);
-    Handle part(state(handle).settings);
+    Handle part(st.settings);
     // The block's own row map of A comes out of the budget its analysis and pools share.
     state(part).settings.memory_budget_bytes = budget - fixed - static_cast<std::size_t>(r1 - r0 + 1) * sizeof(AOffset);
     const AMatrix a_part = row_block(exec, a, a_host_rows, r0, r1);
@@ -96,40 +97,41 @@ void run_symbolic_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& 
         static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max()),
         IndexOverflow, "spgemm_symbolic",
         "nnz(C) >= " << nnz << " does not fit C's " << sizeof(Offset) * 8 << "-bit offset type; use a 64-bit Offset");
-    state(handle).products += part.products();
-    state(handle).max_row_products = max_of(state(handle).max_row_products, part.max_row_products());
+    st.products += part.products();
+    st.max_row_products = max_of(st.max_row_products, part.max_row_products());
     peak = max_of(peak, part.peak_extra_bytes() + static_cast<std::size_t>(r1 - r0 + 1) * sizeof(AOffset));
     // The next block's analysis replaces this one's; only what the numeric phase reuses stays.
     state(part).symbolic_configs.clear();
-    state(handle).chunks.push_back(std::move(part));
-    state(handle).chunk_first.push_back(r0);
+    st.chunks.push_back(std::move(part));
+    st.chunk_first.push_back(r0);
   }
   exec.fence();
   c = CMatrix(static_cast<Ordinal>(rows), b.num_cols(), row_map, typename CMatrix::entries_type(),
               typename CMatrix::values_type());
-  state(handle).nnz = nnz;
-  state(handle).peak_extra_bytes = peak;
-  state(handle).signature = signature_of(exec, handle, a, b);
-  state(handle).done = true;
+  st.nnz = nnz;
+  st.peak_extra_bytes = peak;
+  st.signature = signature_of(exec, handle, a, b);
+  st.done = true;
 }
 
 /// The chunked numeric phase: C allocated whole (refused up front when it does not fit the budget), then each
 /// block's rows filled in place.
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_numeric_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  auto& st = state(handle);
   using Ordinal = typename CMatrix::ordinal_type;
   using Scalar = typename CMatrix::scalar_type;
   using Offset = typename CMatrix::offset_type;
   using AOffset = typename AMatrix::offset_type;
-  const std::size_t budget = state(handle).settings.memory_budget_bytes;
+  const std::size_t budget = st.settings.memory_budget_bytes;
   const std::size_t left_at_start = prepare_numeric_output(exec, handle, c);
   const std::size_t kept_at_start = handle.kept_bytes();
   const auto a_host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.row_map());
   const auto c_host_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.row_map());
   std::size_t peak = 0;
-  for (std::size_t k = 0; k < state(handle).chunks.size(); ++k) {
-    auto& part = state(handle).chunks[k];
-    const std::int64_t r0 = state(handle).chunk_first[k];
+  for (std::size_t k = 0; k < st.chunks.size(); ++k) {
+    auto& part = st.chunks[k];
+    const std::int64_t r0 = st.chunk_first[k];
     const std::int64_t r1 = r0 + state(part).signature.a_rows;
     const std::size_t block_maps = static_cast<std::size_t>(r1 - r0 + 1) * (sizeof(AOffset) + sizeof(Offset));
     // What the budget leaves now: the blocks before this one may have made position maps (kept between calls).
@@ -147,7 +149,7 @@ void run_numeric_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a
     run_numeric(exec, part, a_part, b, c_part);
     peak = max_of(peak, state(part).numeric_pool_bytes + block_maps);
   }
-  state(handle).peak_extra_bytes = max_of(state(handle).peak_extra_bytes, peak + handle.kept_bytes());
+  st.peak_extra_bytes = max_of(st.peak_extra_bytes, peak + handle.kept_bytes());
 }
 
 }  // namespace Impl

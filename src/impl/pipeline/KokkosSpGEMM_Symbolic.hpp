@@ -147,6 +147,7 @@ void choose_auto_merge_bins(const ExecSpace& exec, Workspace<ExecSpace>& workspa
 
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  auto& st = state(handle);
   using Ordinal = typename CMatrix::ordinal_type;
   using Offset = typename CMatrix::offset_type;
   using Scalar = typename CMatrix::scalar_type;
@@ -154,7 +155,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const Ordinal rows = a.num_rows();
   // Row analysis (products, sizes: 16 bytes a row; two permutations) and C's row map come first in the budget.
   const std::size_t analysis_bytes = static_cast<std::size_t>(rows) * (2 * sizeof(std::int64_t) + 2 * sizeof(Ordinal));
-  const std::size_t budget = state(handle).settings.memory_budget_bytes;
+  const std::size_t budget = st.settings.memory_budget_bytes;
   const std::size_t first_bytes = analysis_bytes + (static_cast<std::size_t>(rows) + 1) * sizeof(Offset);
   KOKKOSSPGEMM_REQUIRE(budget == 0 || first_bytes < budget, OutOfMemory, "spgemm_symbolic",
                        "the row analysis and C's row map need " << first_bytes << " bytes, over the memory budget of "
@@ -172,9 +173,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const std::size_t workspace_pools = budget > 0 ? 0 : min_of(workspace_small_pools_bytes, analysis_in_workspace);
   Workspace<ExecSpace> workspace(exec, analysis_in_workspace + workspace_pools);
   const auto products = workspace.template take<std::int64_t>("KokkosSpGEMM::RowBounds::products", rows);
-  const bool rmerge = state(handle).settings.algorithm == Algorithm::RMerge;
+  const bool rmerge = st.settings.algorithm == Algorithm::RMerge;
   // The CPU dense accumulator takes every row alike: one bin of all rows in order.
-  const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(state(handle).settings, b.num_cols());
+  const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(st.settings, b.num_cols());
   // Rows not in order (RMerge's too) are binned, and the bins' count pass gives the totals: one wait on the device
   // fewer than the row bounds' reduction.
   RowBoundsTotals totals = compute_row_bounds(exec, a, b, products, in_order);
@@ -185,7 +186,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
                : BinConfig();
   const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
                              : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v},
-                                        RowProducts<decltype(v)>{v}, state(handle).single_use);
+                                        RowProducts<decltype(v)>{v}, st.single_use);
   if (!in_order) {
     totals.products = bins.total_work;
     totals.max_products = bins.max_work();
@@ -195,23 +196,22 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   ProductBinMask mask;
   std::size_t compressed_b_bytes = 0;
   if (rmerge) {
-    state(handle).symbolic_configs.clear();
-    state(handle).symbolic_pool_bytes = rmerge_multiply<false>(exec, v, rows);
+    st.symbolic_configs.clear();
+    st.symbolic_pool_bytes = rmerge_multiply<false>(exec, v, rows);
   } else {
-    state(handle).symbolic_configs = in_order ? std::vector<BinConfig>{dense_rows}
-                                              : configure_bins<ExecSpace, Ordinal, Scalar, false>(
-                                                    bins, b.num_cols(), state(handle).settings, mean_b_met);
-    for (const BinConfig& cfg : state(handle).symbolic_configs) {
+    st.symbolic_configs =
+        in_order ? std::vector<BinConfig>{dense_rows}
+                 : configure_bins<ExecSpace, Ordinal, Scalar, false>(bins, b.num_cols(), st.settings, mean_b_met);
+    for (const BinConfig& cfg : st.symbolic_configs) {
       if (cfg.kernel != RowKernel::Dense) continue;
       // Under a memory budget, at most half of what it leaves: the pools need the rest.
-      compressed_b_bytes = compress_b(exec, v, totals.products, state(handle).settings.symbolic_compression_ratio,
+      compressed_b_bytes = compress_b(exec, v, totals.products, st.settings.symbolic_compression_ratio,
                                       budget > 0 ? max_of<std::size_t>(1, (budget - first_bytes) / 2) : 0);
       break;
     }
-    state(handle).symbolic_pool_bytes =
-        launch_row_kernels<false>(exec, workspace, v, bins, state(handle).symbolic_configs, state(handle).settings,
-                                  budget > 0 ? budget - first_bytes - compressed_b_bytes : 0);
-    for (const BinConfig& cfg : state(handle).symbolic_configs) mask.product[cfg.bin] = is_product_kernel(cfg.kernel);
+    st.symbolic_pool_bytes = launch_row_kernels<false>(exec, workspace, v, bins, st.symbolic_configs, st.settings,
+                                                       budget > 0 ? budget - first_bytes - compressed_b_bytes : 0);
+    for (const BinConfig& cfg : st.symbolic_configs) mask.product[cfg.bin] = is_product_kernel(cfg.kernel);
     v.bc_rows = decltype(v.bc_rows)();  // freed: the numeric phase reads B itself
     v.bc_words = decltype(v.bc_words)();
     v.bc_masks = decltype(v.bc_masks)();
@@ -235,9 +235,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
       });
 
   // Rows of the hash/dense family are binned again by exact size; sorted-row kernels keep the product bins.
-  state(handle).product_configs.clear();
-  state(handle).product_bins = decltype(state(handle).product_bins)();
-  const Settings& options = state(handle).settings;
+  st.product_configs.clear();
+  st.product_bins = decltype(st.product_bins)();
+  const Settings& options = st.settings;
   // Where wide rows take the bitmap, merging loses to it: the bitmap emits its columns sorted for free, with no
   // rounds. B too wide for the bitmap (uniform 10^6 columns) still merges.
   const bool bitmap_rows = bitmap_serves<ExecSpace>(
@@ -248,20 +248,20 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     choose_auto_merge_bins(exec, workspace, v, rows, mask);
   }
   if (in_order) {
-    state(handle).numeric_bins = bins;
-    state(handle).numeric_configs = state(handle).symbolic_configs;
-    for (BinConfig& cfg : state(handle).numeric_configs) {
+    st.numeric_bins = bins;
+    st.numeric_configs = st.symbolic_configs;
+    for (BinConfig& cfg : st.numeric_configs) {
       cfg.dense_branch_free = dense_branch_free(totals.products, nnz, b.num_cols(), concurrency(exec));
     }
   } else if (!rmerge) {
-    Settings hash_family = state(handle).settings;
+    Settings hash_family = st.settings;
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
-    state(handle).numeric_bins = bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask},
-                                          RowProducts<decltype(v)>{v}, state(handle).single_use);
-    state(handle).numeric_configs = configure_bins<ExecSpace, Ordinal, Scalar, true>(
-        state(handle).numeric_bins, b.num_cols(), hash_family, mean_b_met);
+    st.numeric_bins =
+        bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask}, RowProducts<decltype(v)>{v}, st.single_use);
+    st.numeric_configs =
+        configure_bins<ExecSpace, Ordinal, Scalar, true>(st.numeric_bins, b.num_cols(), hash_family, mean_b_met);
     // Bins the symbolic phase ran with a sorted-row kernel keep it; bins Auto moved to merging get the merge kernel.
-    Settings product_family = state(handle).settings;
+    Settings product_family = st.settings;
     if (product_kernel_for(product_family.algorithm, 2) == RowKernel::Empty)
       product_family.algorithm = Algorithm::Merge;
     for (BinConfig cfg : configure_bins<ExecSpace, Ordinal, Scalar, true>(bins, b.num_cols(), product_family)) {
@@ -269,20 +269,20 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
       if (is_product_kernel(cfg.kernel) && cfg.kernel != RowKernel::SegMerge) {
         bin_row_maxima(exec, v, bins.perm, bins.offsets[cfg.bin], cfg.rows, cfg.max_products, cfg.max_a_len);
       }
-      state(handle).product_configs.push_back(cfg);
+      st.product_configs.push_back(cfg);
     }
-    if (!state(handle).product_configs.empty()) state(handle).product_bins = bins;
+    if (!st.product_configs.empty()) st.product_bins = bins;
   } else {
-    state(handle).numeric_configs.clear();
+    st.numeric_configs.clear();
   }
-  state(handle).nnz = nnz;
-  state(handle).products = totals.products;
-  state(handle).max_row_products = totals.max_products;
+  st.nnz = nnz;
+  st.products = totals.products;
+  st.max_row_products = totals.max_products;
   // The permutations are their own allocations; the workspace holds the rest of the analysis and the pools.
-  state(handle).peak_extra_bytes = analysis_bytes - analysis_in_workspace +
-                                   workspace.peak_bytes(state(handle).symbolic_pool_bytes) + compressed_b_bytes;
-  state(handle).signature = signature_of(exec, handle, a, b);
-  state(handle).done = true;
+  st.peak_extra_bytes =
+      analysis_bytes - analysis_in_workspace + workspace.peak_bytes(st.symbolic_pool_bytes) + compressed_b_bytes;
+  st.signature = signature_of(exec, handle, a, b);
+  st.done = true;
 }
 
 }  // namespace Impl

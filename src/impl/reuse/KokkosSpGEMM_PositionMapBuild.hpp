@@ -522,15 +522,13 @@ void allocate_map(const ExecSpace& exec, const Views& v, Map& map, typename View
                   const MapChoice& choice) {
   using Ordinal = typename Views::ordinal_type;
   using Perm = decltype(Map().bins.perm);
-  const std::int64_t bytes = choice.bytes;
-  const bool offsets = choice.offsets;
-  const MappedBins mask = choice.mask;
+  const MappedBins mask = choice.mask;  // by value into the scan below
   map.positions = decltype(map.positions)(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::positions"), bytes);
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::positions"), choice.bytes);
   map.product_start = decltype(map.product_start)(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::product_start"),
       static_cast<std::size_t>(rows));
-  if (offsets) {
+  if (choice.offsets) {
     map.entry_offsets = decltype(map.entry_offsets)(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::entry_offsets"),
         v.a_cols.extent(0));
