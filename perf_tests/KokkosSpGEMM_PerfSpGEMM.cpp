@@ -2,6 +2,7 @@
 // SPGEMM_KK when found), in one process and one run. Every result is checked against the reference before its
 // time counts; times are medians of repeats between fences. Prints a table and writes CSV.
 #include <KokkosSpGEMM.hpp>
+#include <KokkosSpGEMM_Methods.hpp>
 #include <PerfCommon.hpp>
 #include <io/KokkosSpGEMM_InputSpec.hpp>
 #if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
@@ -125,13 +126,15 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     if (!KokkosSpGEMM::parse_algorithm(m, o.algorithm)) throw std::runtime_error("unknown algorithm " + m);
     variants.push_back({"ours_" + m, o});
   }
-  for (const auto& [name, options] : variants) {
+  // Ours on a handle of the given row methods (ResearchMethods for the research algorithms of --methods).
+  const auto measure_ours = [&](const std::string& name, const OursVariant& options, auto methods) {
+    using Methods = decltype(methods);
     // One-shot: the call a one-shot user makes (its numeric phase trusts the operands its symbolic phase checked).
     DeviceMatrix one_shot_c;
-    const double one_shot =
-        time_median(repeat, [&] { one_shot_c = KokkosSpGEMM::spgemm<Offset>(exec, da, db, options); });
+    const double one_shot = time_median(
+        repeat, [&] { one_shot_c = KokkosSpGEMM::Impl::one_shot<Offset, Methods>(exec, da, db, options, options); });
     // The handle the reuse calls replay, made untimed.
-    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> handle(options);
+    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset, Methods> handle(options);
     DeviceMatrix c;
     KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
     KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
@@ -143,8 +146,7 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
         ref.sample(a, b);
       }
     }
-    const bool sorted_output = options.sorted;  // (a structured binding cannot be captured in C++17)
-    auto validate = [&](const DeviceMatrix& m) { return sorted_output ? check(m, ref) : check_unsorted(m, ref); };
+    auto validate = [&](const DeviceMatrix& m) { return options.sorted ? check(m, ref) : check_unsorted(m, ref); };
     const std::string status = validate(one_shot_c);
     one_shot_c = DeviceMatrix();
     const double reuse = time_median(repeat, [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c); });
@@ -152,7 +154,7 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     c = DeviceMatrix();
     handle.reset();
     // Memory of a fresh one-shot, then of a reuse call, from the allocation hooks.
-    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> fresh(options);
+    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset, Methods> fresh(options);
     DeviceMatrix fresh_c;
     const MemoryUse first = measure_memory([&] {
       KokkosSpGEMM::spgemm_symbolic(exec, fresh, da, db, fresh_c);
@@ -160,6 +162,13 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     });
     const MemoryUse again = measure_memory([&] { KokkosSpGEMM::spgemm_numeric(exec, fresh, da, db, fresh_c); });
     add_measured(name, one_shot, reuse, fresh.nnz(), fresh.products(), first, again, status, reuse_status);
+  };
+  for (const auto& variant : variants) {
+    if (KokkosSpGEMM::is_research_method(variant.second.algorithm)) {
+      measure_ours(variant.first, variant.second, KokkosSpGEMM::ResearchMethods());
+    } else {
+      measure_ours(variant.first, variant.second, KokkosSpGEMM::CoreMethods());
+    }
   }
   const std::int64_t products = results.back().products;
   if (ref.available && products <= 20000000) {

@@ -9,7 +9,7 @@
 #include <impl/KokkosSpGEMM_HandleAccess.hpp>
 #include <impl/pipeline/KokkosSpGEMM_BinConfig.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionMap.hpp>
-#include <impl/methods/KokkosSpGEMM_RMerge.hpp>
+#include <impl/methods/KokkosSpGEMM_MethodSet.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
 
 #include <cstdint>
@@ -20,10 +20,12 @@
 
 namespace KokkosSpGEMM {
 
-/// Analysis of C = A*B for one structure of A and B. Scalar, Ordinal and Offset are those of C.
-template <class ExecSpace, class Scalar, class Ordinal = int, class Offset = int>
+/// Analysis of C = A*B for one structure of A and B. Scalar, Ordinal and Offset are those of C. Methods is the set of
+/// row methods its pipeline compiles (CoreMethods; MethodsHandle of <KokkosSpGEMM_Methods.hpp> adds the research ones).
+template <class ExecSpace, class Scalar, class Ordinal = int, class Offset = int, class Methods = CoreMethods>
 class Handle {
  public:
+  using methods_type = Methods;
   using execution_space = ExecSpace;
   using memory_space = typename ExecSpace::memory_space;
   using scalar_type = Scalar;
@@ -90,9 +92,11 @@ class Handle {
     }
     s << "  symbolic bins (by products, clipped to B's columns):\n";
     for (const auto& c : m_state.symbolic_configs) s << Impl::describe_bin(c) << "\n";
-    if (m_state.settings.algorithm == Algorithm::RMerge) {
-      s << "  rmerge: rounds of merges of at most " << Impl::rmerge_width<ExecSpace>()
-        << " rows each (no bins); largest intermediate " << m_state.symbolic_pool_bytes << " B\n";
+    if constexpr (Methods::research) {
+      if (m_state.settings.algorithm == Algorithm::RMerge) {
+        s << "  rmerge: rounds of merges of at most " << Methods::template rmerge_width<ExecSpace>()
+          << " rows each (no bins); largest intermediate " << m_state.symbolic_pool_bytes << " B\n";
+      }
     }
     s << "  numeric bins (by exact row size):\n";
     for (const auto& c : m_state.numeric_configs) s << Impl::describe_bin(c) << "\n";

@@ -11,7 +11,9 @@ namespace KokkosSpGEMM {
 
 /// Row accumulation method. Auto picks per bin from the analysis (see Handle::describe()). The sorted-row methods
 /// (Heap, Merge, SegMerge, BhSparse, RMerge) need B's rows sorted by column and throw InvalidInput otherwise; they
-/// write C sorted whatever Options::sorted says. Esc accepts unsorted B.
+/// write C sorted whatever Options::sorted says. Esc accepts unsorted B. The research methods (Heap, Esc, SegMerge,
+/// BhSparse, RMerge: is_research_method) need a MethodsHandle or spgemm_methods (<KokkosSpGEMM_Methods.hpp>); a
+/// plain Handle refuses them with InvalidInput, so that code which never selects them does not compile them.
 enum class Algorithm {
   Auto,      ///< Hash on GPUs; on CPUs Dense when B has at most dense_max_columns columns, else Hash.
   Hash,      ///< Binned pipeline: hash table in team scratch, spilling to a global memory pool (kkSpGEMM §3.1).
@@ -69,6 +71,13 @@ inline bool parse_algorithm(const std::string& name, Algorithm& out) {
     }
   }
   return false;
+}
+
+/// True for the research row methods that Auto never picks (heap, ESC, segmented merge, bhSPARSE, RMerge): they are
+/// compiled only for handles of <KokkosSpGEMM_Methods.hpp> (MethodsHandle, spgemm_methods).
+inline bool is_research_method(Algorithm a) {
+  return a == Algorithm::Heap || a == Algorithm::Esc || a == Algorithm::SegMerge || a == Algorithm::BhSparse ||
+         a == Algorithm::RMerge;
 }
 
 /// True for the methods that merge sorted rows of B (and so need them sorted).

@@ -82,6 +82,7 @@ template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CM
 void spgemm_symbolic(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
   Impl::check_types<ExecSpace, HandleT, AMatrix, BMatrix, CMatrix>();
   Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_symbolic");
+  Impl::require_methods<typename HandleT::methods_type>("spgemm_symbolic", handle.options().algorithm);
   Impl::check_operands(exec, "spgemm_symbolic", a, b);
   if (needs_sorted_b(handle.options().algorithm)) {
     Impl::check_rows_sorted(exec, "spgemm_symbolic", "B", algorithm_name(handle.options().algorithm), b);
@@ -149,21 +150,29 @@ void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
   Impl::numeric_phase(exec, handle, a, b, c, false);
 }
 
-/// One-shot C = A*B. C has A's offset type unless COffset names another (e.g. int64_t when nnz(C) > 2^31 - 1).
-template <class COffset = void, class ExecSpace, class AMatrix, class BMatrix>
-auto spgemm(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const Options& options = Options(),
-            const Tuning& tuning = Tuning()) {
+namespace Impl {
+/// The one-shot product on a handle of the given row methods.
+template <class COffset, class Methods, class ExecSpace, class AMatrix, class BMatrix>
+auto one_shot(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const Options& options, const Tuning& tuning) {
   using Offset = std::conditional_t<std::is_void<COffset>::value, typename AMatrix::offset_type, COffset>;
   using Scalar = typename AMatrix::scalar_type;
   using Ordinal = typename AMatrix::ordinal_type;
   using CMatrix = CsrMatrix<Scalar, Ordinal, Offset, typename ExecSpace::memory_space>;
-  Handle<ExecSpace, Scalar, Ordinal, Offset> handle(options, tuning);
+  Handle<ExecSpace, Scalar, Ordinal, Offset, Methods> handle(options, tuning);
   Impl::state(handle).single_use = true;
   CMatrix c;
   spgemm_symbolic(exec, handle, a, b, c);
   // The symbolic phase just checked these views; nothing could change them since (a check and a wait less).
   Impl::numeric_phase(exec, handle, a, b, c, true);
   return c;
+}
+}  // namespace Impl
+
+/// One-shot C = A*B. C has A's offset type unless COffset names another (e.g. int64_t when nnz(C) > 2^31 - 1).
+template <class COffset = void, class ExecSpace, class AMatrix, class BMatrix>
+auto spgemm(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const Options& options = Options(),
+            const Tuning& tuning = Tuning()) {
+  return Impl::one_shot<COffset, CoreMethods>(exec, a, b, options, tuning);
 }
 
 /// One-shot C = A*B with options and tuning knobs from one object of a type that derives from both.

@@ -113,14 +113,15 @@ bool bitwise_equal_values(const M& c_any, const HostCsr<S, O, F>& ref) {
 /// spgemm take both from it).
 using TestOptions = KokkosSpGEMM::Impl::Settings;
 
-/// Multiplies on TEST_EXECSPACE with the given options and checks the result against the reference.
-template <class ExecSpace, class S, class O, class F>
+/// Multiplies on TEST_EXECSPACE with the given options and checks the result against the reference. Methods:
+/// the handle's row methods (ResearchMethods for the research ones).
+template <class ExecSpace, class Methods = KokkosSpGEMM::CoreMethods, class S, class O, class F>
 void expect_matches_reference(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>& b,
                               const TestOptions& options = TestOptions(), const std::string& what = "") {
   ExecSpace exec;
   const auto da = KokkosSpGEMM::copy_to(exec, a);
   const auto db = KokkosSpGEMM::copy_to(exec, b);
-  const auto c = KokkosSpGEMM::spgemm(exec, da, db, options);
+  const auto c = KokkosSpGEMM::Impl::one_shot<void, Methods>(exec, da, db, options, options);
   const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, b, options.sorted);
   EXPECT_TRUE(cmp.ok) << what << " (" << KokkosSpGEMM::algorithm_name(options.algorithm)
                       << (options.sorted ? ", sorted" : ", unsorted") << ", scratch " << options.scratch_bytes

@@ -3,6 +3,8 @@
 // on the generator families, special shapes, shared matrices, overflowing rows and reuse; B-row order errors.
 #include <SpGEMMTestHelpers.hpp>
 
+#include <KokkosSpGEMM_Methods.hpp>
+
 #include <algorithm>
 #include <tuple>
 
@@ -63,10 +65,10 @@ TYPED_TEST(SeedMethodsTyped, stencils_rmat_rectangular) {
   const auto a = sorted_copy(KokkosSpGEMM::uniform_random<S, O, F>(300, 170, 9, 1));
   const auto b = sorted_copy(KokkosSpGEMM::uniform_random<S, O, F>(170, 520, 14, 2));
   for (const auto& o : seed_paths()) {
-    expect_matches_reference<TEST_EXECSPACE>(p2, p2, o, "poisson_2d_5pt(12)^2");
-    expect_matches_reference<TEST_EXECSPACE>(p3, p3, o, "poisson_3d_27pt(6)^2");
-    expect_matches_reference<TEST_EXECSPACE>(r, r, o, "rmat(9,8)^2");
-    expect_matches_reference<TEST_EXECSPACE>(a, b, o, "300x170 * 170x520");
+    expect_matches_reference<TEST_EXECSPACE, KokkosSpGEMM::ResearchMethods>(p2, p2, o, "poisson_2d_5pt(12)^2");
+    expect_matches_reference<TEST_EXECSPACE, KokkosSpGEMM::ResearchMethods>(p3, p3, o, "poisson_3d_27pt(6)^2");
+    expect_matches_reference<TEST_EXECSPACE, KokkosSpGEMM::ResearchMethods>(r, r, o, "rmat(9,8)^2");
+    expect_matches_reference<TEST_EXECSPACE, KokkosSpGEMM::ResearchMethods>(a, b, o, "300x170 * 170x520");
   }
 }
 
@@ -77,7 +79,8 @@ TEST(TEST_CATEGORY, seed_methods_random_shapes) {
     const auto a = KokkosSpGEMM::random_csr<double, int, int>(ao, ++seed);
     const auto b = KokkosSpGEMM::random_csr<double, int, int>(bo, ++seed);
     for (const auto& o : seed_paths()) {
-      expect_matches_reference<TEST_EXECSPACE>(a, b, o, std::to_string(ao.rows) + "x" + std::to_string(ao.cols));
+      expect_matches_reference<TEST_EXECSPACE, KokkosSpGEMM::ResearchMethods>(
+          a, b, o, std::to_string(ao.rows) + "x" + std::to_string(ao.cols));
     }
   }
 }
@@ -91,14 +94,14 @@ TEST(TEST_CATEGORY, seed_methods_long_row_and_duplicates_in_b) {
   for (int k = 0; k < 1000; k += 3) one_col[k].push_back({0, 1.0 + k});
   const auto b1 = csr_from_rows<double>(1000, 1, one_col);
   for (const auto& o : seed_paths()) {
-    expect_matches_reference<TEST_EXECSPACE>(a, b, o, "one row with 1e5 products");
-    expect_matches_reference<TEST_EXECSPACE>(a, b1, o, "B with one column");
+    expect_matches_reference<TEST_EXECSPACE, KokkosSpGEMM::ResearchMethods>(a, b, o, "one row with 1e5 products");
+    expect_matches_reference<TEST_EXECSPACE, KokkosSpGEMM::ResearchMethods>(a, b1, o, "B with one column");
   }
   // RMerge's handle takes its product totals from the bins' count pass, as the binned paths do.
   TEST_EXECSPACE exec;
   TestOptions rmerge;
   rmerge.algorithm = KokkosSpGEMM::Algorithm::RMerge;
-  KokkosSpGEMM::Handle<TEST_EXECSPACE, double> handle(rmerge);
+  KokkosSpGEMM::MethodsHandle<TEST_EXECSPACE, double> handle(rmerge);
   KokkosSpGEMM::CsrMatrix<double, int, int, TEST_EXECSPACE::memory_space> c;
   KokkosSpGEMM::spgemm_symbolic(exec, handle, KokkosSpGEMM::copy_to(exec, a), KokkosSpGEMM::copy_to(exec, b), c);
   const auto [products, longest] = product_totals(a, b);
@@ -120,7 +123,7 @@ TEST(TEST_CATEGORY, seed_methods_reuse_with_new_values) {
     for (int which = 0; which < 2; ++which) {
       const auto& left = which == 0 ? a : a3;
       const auto& right = which == 0 ? a : p;
-      KokkosSpGEMM::Handle<Exec, double> handle(o);
+      KokkosSpGEMM::MethodsHandle<Exec, double> handle(o);
       KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
       auto da = KokkosSpGEMM::copy_to(exec, left);
       auto db = KokkosSpGEMM::copy_to(exec, right);
@@ -153,7 +156,7 @@ TEST(TEST_CATEGORY, seed_methods_shared_matrices) {
     for (auto m : seed_methods()) {
       TestOptions o;
       o.algorithm = m;
-      const auto cmp = KokkosSpGEMM::compare_to_reference(KokkosSpGEMM::spgemm(exec, da, db, o), reference);
+      const auto cmp = KokkosSpGEMM::compare_to_reference(KokkosSpGEMM::spgemm_methods(exec, da, db, o), reference);
       EXPECT_TRUE(cmp.ok) << name << " " << KokkosSpGEMM::algorithm_name(m) << ": " << cmp.message;
     }
   }
@@ -172,8 +175,8 @@ TEST(TEST_CATEGORY, seed_methods_merge_in_a_order) {
   for (auto m : {A::Heap, A::Merge, A::SegMerge, A::RMerge}) {
     TestOptions o;
     o.algorithm = m;
-    const auto c = KokkosSpGEMM::to_host(KokkosSpGEMM::spgemm(exec, da, da, o));
-    const auto again = KokkosSpGEMM::to_host(KokkosSpGEMM::spgemm(exec, da, da, o));
+    const auto c = KokkosSpGEMM::to_host(KokkosSpGEMM::spgemm_methods(exec, da, da, o));
+    const auto again = KokkosSpGEMM::to_host(KokkosSpGEMM::spgemm_methods(exec, da, da, o));
     ASSERT_EQ(c.nnz(), reference.nnz()) << KokkosSpGEMM::algorithm_name(m);
     ASSERT_EQ(again.nnz(), reference.nnz()) << KokkosSpGEMM::algorithm_name(m);
     std::size_t differ = 0, differ_runs = 0;
@@ -201,7 +204,7 @@ TEST(TEST_CATEGORY, seed_methods_unsorted_b) {
     TestOptions o;
     o.algorithm = m;
     try {
-      KokkosSpGEMM::spgemm(exec, da, db, o);
+      KokkosSpGEMM::spgemm_methods(exec, da, db, o);
       ADD_FAILURE() << KokkosSpGEMM::algorithm_name(m) << " accepted an unsorted B";
     } catch (const KokkosSpGEMM::InvalidInput& e) {
       EXPECT_NE(std::string(e.what()).find("row 2 of B"), std::string::npos) << e.what();
@@ -209,7 +212,7 @@ TEST(TEST_CATEGORY, seed_methods_unsorted_b) {
   }
   TestOptions esc;
   esc.algorithm = A::Esc;
-  expect_matches_reference<Exec>(a, b, esc, "ESC with unsorted B");
+  expect_matches_reference<Exec, KokkosSpGEMM::ResearchMethods>(a, b, esc, "ESC with unsorted B");
 }
 
 TEST(TEST_CATEGORY, auto_merges_long_incompressible_bins) {

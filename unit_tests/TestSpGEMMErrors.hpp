@@ -99,6 +99,28 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
   }
 }
 
+TEST(TEST_CATEGORY, error_research_method_on_a_plain_handle) {
+  // Research methods compile only for a MethodsHandle: a plain handle and spgemm name the header instead.
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto a = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::poisson_2d_5pt<double, int, int>(4));
+  for (const auto algorithm : KokkosSpGEMM::all_algorithms()) {
+    if (!KokkosSpGEMM::is_research_method(algorithm)) continue;
+    KokkosSpGEMM::Options o;
+    o.algorithm = algorithm;
+    KokkosSpGEMM::Handle<Exec, double> handle(o);
+    KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+    std::string msg =
+        expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::spgemm_symbolic(exec, handle, a, a, c); });
+    EXPECT_NE(msg.find(std::string("algorithm '") + KokkosSpGEMM::algorithm_name(algorithm) + "'"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("<KokkosSpGEMM_Methods.hpp>"), std::string::npos) << msg;
+    EXPECT_FALSE(handle.has_analysis());
+    msg = expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::spgemm(exec, a, a, o); });
+    EXPECT_NE(msg.find("MethodsHandle"), std::string::npos) << msg;
+  }
+}
+
 TEST(TEST_CATEGORY, error_offset_overflow_names_the_fix) {
   // C's offsets are 16-bit here, so nnz(C) > 32767 must be refused, as nnz(C) > 2^31 - 1 is with 32-bit offsets.
   using Exec = TEST_EXECSPACE;

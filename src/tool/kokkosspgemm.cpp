@@ -2,6 +2,7 @@
 // execution space and reports sizes, times, GFLOP/s, memory and the bins chosen; `rap` forms a Galerkin product
 // R*A*P; `transpose` writes A^T.
 #include <KokkosSpGEMM.hpp>
+#include <KokkosSpGEMM_Methods.hpp>
 #include <io/KokkosSpGEMM_MatrixMarket.hpp>
 #include <testing/KokkosSpGEMM_Testing.hpp>
 #include <io/KokkosSpGEMM_InputSpec.hpp>
@@ -190,7 +191,7 @@ int multiply(const Args& args) {
   if (split.host_fraction > 0) return multiply_split(args, split, options, a, da, db, repeat);
 
   std::vector<double> t_symbolic, t_numeric, t_first_reuse, t_reuse, t_one_shot;
-  KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> handle(options, tuning);
+  KokkosSpGEMM::MethodsHandle<Exec, Scalar, Ordinal, Offset> handle(options, tuning);
   DeviceMatrix c;
   for (int r = 0; r < repeat + 1; ++r) {  // the first round warms up and is not counted
     exec.fence();
@@ -212,7 +213,7 @@ int multiply(const Args& args) {
     }
     // The one call a one-shot user makes: its analysis dies with it (no checks, hashes or kept arrays for later).
     t0 = std::chrono::steady_clock::now();
-    DeviceMatrix one_shot_c = KokkosSpGEMM::spgemm<Offset>(exec, da, db, options, tuning);
+    DeviceMatrix one_shot_c = KokkosSpGEMM::spgemm_methods<Offset>(exec, da, db, options, tuning);
     exec.fence();
     const double to = seconds_since(t0);
     if (r > 0) {
@@ -255,9 +256,9 @@ int multiply(const Args& args) {
   if (args.has("--profile")) {
     DeviceMatrix one_shot_c;
     KokkosSpGEMMTool::KernelTimeline::profile(
-        "a one-shot", [&] { one_shot_c = KokkosSpGEMM::spgemm<Offset>(exec, da, db, options, tuning); });
+        "a one-shot", [&] { one_shot_c = KokkosSpGEMM::spgemm_methods<Offset>(exec, da, db, options, tuning); });
     one_shot_c = DeviceMatrix();
-    KokkosSpGEMM::Handle<Exec, Scalar, Ordinal, Offset> fresh(options, tuning);
+    KokkosSpGEMM::MethodsHandle<Exec, Scalar, Ordinal, Offset> fresh(options, tuning);
     DeviceMatrix fresh_c;
     KokkosSpGEMMTool::KernelTimeline::profile("the two phases on a handle", [&] {
       KokkosSpGEMM::spgemm_symbolic(exec, fresh, da, db, fresh_c);

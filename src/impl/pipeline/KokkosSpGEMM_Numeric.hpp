@@ -8,7 +8,6 @@
 #include <impl/pipeline/KokkosSpGEMM_MultiplyViews.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionMapBuild.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionReplay.hpp>
-#include <impl/methods/KokkosSpGEMM_RMerge.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowKernelLaunch.hpp>
 #include <impl/memory/KokkosSpGEMM_Workspace.hpp>
 
@@ -86,6 +85,7 @@ template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMa
 void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
                  bool retried = false, bool operands_checked = true) {
   auto& st = state(handle);
+  using Methods = typename Handle::methods_type;
   if (!operands_checked && !defers_operand_check(handle, c)) {
     check_operands(exec, "spgemm_numeric", a, b);
     operands_checked = true;
@@ -139,16 +139,16 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
       const OperandItems<AMatrix, BMatrix> items(a, b);
       replay_positions(exec, v, map, st.reuse_status, st.settings.deterministic, items);
     }
-    pool =
-        max_of(pool, launch_row_kernels<true>(exec, workspace, v, map.bins, map.gathered, launch_options, pool_budget));
-  } else if (st.settings.algorithm == Algorithm::RMerge) {
-    pool = rmerge_multiply<true>(exec, v, a.num_rows());
+    pool = max_of(pool, launch_row_kernels<true, Methods>(exec, workspace, v, map.bins, map.gathered, launch_options,
+                                                          pool_budget));
+  } else if (Methods::research && st.settings.algorithm == Algorithm::RMerge) {
+    if constexpr (Methods::research) pool = Methods::template rmerge<true>(exec, v, a.num_rows());
   } else {
-    pool =
-        launch_row_kernels<true>(exec, workspace, v, st.numeric_bins, st.numeric_configs, launch_options, pool_budget);
+    pool = launch_row_kernels<true, Methods>(exec, workspace, v, st.numeric_bins, st.numeric_configs, launch_options,
+                                             pool_budget);
     if (!st.product_configs.empty()) {
-      pool = max_of(pool, launch_row_kernels<true>(exec, workspace, v, st.product_bins, st.product_configs,
-                                                   launch_options, pool_budget));
+      pool = max_of(pool, launch_row_kernels<true, Methods>(exec, workspace, v, st.product_bins, st.product_configs,
+                                                            launch_options, pool_budget));
     }
   }
   if (v.known_columns) {

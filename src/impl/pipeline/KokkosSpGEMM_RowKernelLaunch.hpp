@@ -8,11 +8,8 @@
 #include <KokkosSpGEMM_Tuning.hpp>
 #include <impl/pipeline/KokkosSpGEMM_BinConfig.hpp>
 #include <impl/accumulate/KokkosSpGEMM_BitmapRowKernel.hpp>
-#include <impl/methods/KokkosSpGEMM_EscRowKernel.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashRowKernels.hpp>
-#include <impl/methods/KokkosSpGEMM_HeapRowKernel.hpp>
 #include <impl/accumulate/KokkosSpGEMM_MergeRowKernel.hpp>
-#include <impl/methods/KokkosSpGEMM_SegmentedMergeRows.hpp>
 #include <impl/accumulate/KokkosSpGEMM_DenseRowKernel.hpp>
 #include <impl/accumulate/KokkosSpGEMM_SingleEntryRows.hpp>
 
@@ -199,8 +196,9 @@ std::vector<int> team_row_launches(const ExecSpace& exec, const std::vector<BinC
 
 /// Runs the configured kernel of every non-empty bin of one phase, in bin order on one execution space instance.
 /// Pools come from the phase's workspace, each handed back when its bin is launched (kernels run in order);
-/// pool_budget (0: none) bounds each pool, and run() returns the largest pool allocated, in bytes.
-template <bool Numeric, class ExecSpace, class Views, class Bins>
+/// pool_budget (0: none) bounds each pool, and run() returns the largest pool allocated, in bytes. Bins of a research
+/// method go to Methods::launch_bin (MethodSet.hpp), compiled only where Methods has them.
+template <bool Numeric, class Methods, class ExecSpace, class Views, class Bins>
 class RowKernelLauncher {
  public:
   RowKernelLauncher(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, const Bins& bins,
@@ -264,14 +262,20 @@ class RowKernelLauncher {
         return;
       case RowKernel::TeamBitmap:
         return team_bitmap(c);
-      case RowKernel::Heap:
-        return heap(c);
-      case RowKernel::Esc:
-        return esc(c);
       case RowKernel::Merge:
         return merge(c);
+      case RowKernel::Heap:
+      case RowKernel::Esc:
       case RowKernel::SegMerge:
-        return seg_merge(c);
+        if constexpr (Methods::research) {
+          pool_peak =
+              max_of(pool_peak, Methods::template launch_bin<Numeric>(exec, workspace, v, bins.perm,
+                                                                      bins.offsets[c.bin], c, options, pool_budget));
+          return;
+        } else {
+          throw std::logic_error(std::string("KokkosSpGEMM: a research row kernel for a core handle: ") +
+                                 row_kernel_name(c.kernel));
+        }
       case RowKernel::Dense:
         return dense(c);
     }
@@ -391,46 +395,6 @@ class RowKernelLauncher {
     Kokkos::parallel_for(phase + "team_bitmap_bin_" + std::to_string(c.bin), policy, k);
   }
 
-  void heap(const BinConfig& c) {
-    const std::int64_t first = bins.offsets[c.bin];
-    using Kernel = HeapRowsKernel<ExecSpace, Numeric, Views, Perm>;
-    std::int64_t max_products = 0, max_a_len = 0;
-    bin_row_maxima(exec, v, bins.perm, c, first, max_products, max_a_len);
-    Pool pool;
-    if (max_a_len > Kernel::scratch_slots) {
-      const std::size_t chunk = Kernel::chunk_bytes(max_a_len);
-      pool = Pool(exec, workspace, sorted_pool_chunks(exec, c, chunk, c.team_size, options, pool_budget, phase_name),
-                  chunk, false);
-      pool_peak = max_of(pool_peak, pool.total_bytes());
-    }
-    Kernel k{v, bins.perm, first, c.rows, c.rows_per_team, pool};
-    const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
-    typename Kernel::Policy policy(exec, league, c.team_size, 1);
-    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(c.rows_per_team)));
-    Kokkos::parallel_for(phase + "heap_bin_" + std::to_string(c.bin), policy, k);
-  }
-
-  void esc(const BinConfig& c) {
-    const std::int64_t first = bins.offsets[c.bin];
-    using Kernel = EscRowKernel<ExecSpace, Numeric, Views, Perm>;
-    std::int64_t max_products = 0, max_a_len = 0;
-    bin_row_maxima(exec, v, bins.perm, c, first, max_products, max_a_len);
-    // Products that fit the scratch budget with the two shared counters and the values' alignment padding.
-    const std::int64_t capacity = (c.scratch - 2 * static_cast<std::int64_t>(sizeof(std::int64_t)) - 16) /
-                                  static_cast<std::int64_t>(Kernel::entry_bytes);
-    Pool pool;
-    if (max_products > capacity) {
-      const std::size_t chunk = Kernel::chunk_bytes(max_products);
-      pool =
-          Pool(exec, workspace, sorted_pool_chunks(exec, c, chunk, 1, options, pool_budget, phase_name), chunk, false);
-      pool_peak = max_of(pool_peak, pool.total_bytes());
-    }
-    Kernel k{v, bins.perm, first, capacity, max_products, pool};
-    typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, 1);
-    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(capacity)));
-    Kokkos::parallel_for(phase + "esc_bin_" + std::to_string(c.bin), policy, k);
-  }
-
   void merge(const BinConfig& c) {
     const std::int64_t first = bins.offsets[c.bin];
     using Kernel = MergeRowKernel<ExecSpace, Numeric, Views, Perm>;
@@ -448,19 +412,6 @@ class RowKernelLauncher {
     typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, 1);
     policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(scratch)));
     Kokkos::parallel_for(phase + "merge_bin_" + std::to_string(c.bin), policy, k);
-  }
-
-  void seg_merge(const BinConfig& c) {
-    const std::int64_t first = bins.offsets[c.bin];
-    // Groups of rows of about 2^25 products (or what the budget leaves): the expanded arrays take two copies.
-    std::int64_t group = std::int64_t(1) << 25;
-    const std::size_t per_element = 2 * (sizeof(Ordinal) + (Numeric ? sizeof(typename Views::scalar_type) : 0)) + 8;
-    if (pool_budget > 0) group = min_of<std::int64_t>(group, static_cast<std::int64_t>(pool_budget / per_element));
-    if (options.pool_bytes_limit > 0) {
-      group = min_of<std::int64_t>(group, static_cast<std::int64_t>(options.pool_bytes_limit / per_element));
-    }
-    pool_peak = max_of(
-        pool_peak, segmented_merge_rows<Numeric>(exec, v, bins.perm, first, c.rows, max_of<std::int64_t>(group, 1)));
   }
 
   void dense(const BinConfig& c) {
@@ -525,11 +476,12 @@ class RowKernelLauncher {
 };
 
 /// Runs the bins' kernels; returns the largest pool it allocated, in bytes. pool_budget (0: none) bounds each pool.
-template <bool Numeric, class ExecSpace, class Views, class Bins>
+template <bool Numeric, class Methods, class ExecSpace, class Views, class Bins>
 std::size_t launch_row_kernels(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, const Bins& bins,
                                const std::vector<BinConfig>& configs, const Settings& options,
                                std::size_t pool_budget = 0) {
-  return RowKernelLauncher<Numeric, ExecSpace, Views, Bins>(exec, workspace, v, bins, configs, options, pool_budget)
+  return RowKernelLauncher<Numeric, Methods, ExecSpace, Views, Bins>(exec, workspace, v, bins, configs, options,
+                                                                     pool_budget)
       .run();
 }
 

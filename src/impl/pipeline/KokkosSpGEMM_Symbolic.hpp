@@ -10,7 +10,6 @@
 #include <impl/accumulate/KokkosSpGEMM_CompressedB.hpp>
 #include <impl/accumulate/KokkosSpGEMM_MergePath.hpp>
 #include <impl/pipeline/KokkosSpGEMM_MultiplyViews.hpp>
-#include <impl/methods/KokkosSpGEMM_RMerge.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowBounds.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowKernelLaunch.hpp>
@@ -152,6 +151,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   using Offset = typename CMatrix::offset_type;
   using Scalar = typename CMatrix::scalar_type;
   using Space = typename ExecSpace::memory_space;
+  using Methods = typename Handle::methods_type;
   const Ordinal rows = a.num_rows();
   // Row analysis (products, sizes: 16 bytes a row; two permutations) and C's row map come first in the budget.
   const std::size_t analysis_bytes = static_cast<std::size_t>(rows) * (2 * sizeof(std::int64_t) + 2 * sizeof(Ordinal));
@@ -173,7 +173,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const std::size_t workspace_pools = budget > 0 ? 0 : min_of(workspace_small_pools_bytes, analysis_in_workspace);
   Workspace<ExecSpace> workspace(exec, analysis_in_workspace + workspace_pools);
   const auto products = workspace.template take<std::int64_t>("KokkosSpGEMM::RowBounds::products", rows);
-  const bool rmerge = st.settings.algorithm == Algorithm::RMerge;
+  const bool rmerge = Methods::research && st.settings.algorithm == Algorithm::RMerge;
   // The CPU dense accumulator takes every row alike: one bin of all rows in order.
   const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(st.settings, b.num_cols());
   // Rows not in order (RMerge's too) are binned, and the bins' count pass gives the totals: one wait on the device
@@ -197,7 +197,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   std::size_t compressed_b_bytes = 0;
   if (rmerge) {
     st.symbolic_configs.clear();
-    st.symbolic_pool_bytes = rmerge_multiply<false>(exec, v, rows);
+    if constexpr (Methods::research) st.symbolic_pool_bytes = Methods::template rmerge<false>(exec, v, rows);
   } else {
     st.symbolic_configs =
         in_order ? std::vector<BinConfig>{dense_rows}
@@ -209,8 +209,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
                                       budget > 0 ? max_of<std::size_t>(1, (budget - first_bytes) / 2) : 0);
       break;
     }
-    st.symbolic_pool_bytes = launch_row_kernels<false>(exec, workspace, v, bins, st.symbolic_configs, st.settings,
-                                                       budget > 0 ? budget - first_bytes - compressed_b_bytes : 0);
+    st.symbolic_pool_bytes =
+        launch_row_kernels<false, Methods>(exec, workspace, v, bins, st.symbolic_configs, st.settings,
+                                           budget > 0 ? budget - first_bytes - compressed_b_bytes : 0);
     for (const BinConfig& cfg : st.symbolic_configs) mask.product[cfg.bin] = is_product_kernel(cfg.kernel);
     v.bc_rows = decltype(v.bc_rows)();  // freed: the numeric phase reads B itself
     v.bc_words = decltype(v.bc_words)();
