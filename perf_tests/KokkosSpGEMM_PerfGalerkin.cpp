@@ -244,7 +244,7 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
   PerfArgs args;
   if (!parse_perf_args(argc, argv, "perf_galerkin.csv", args)) return 2;
-  return run_suite(suite(args.quick), args, [&](const Case& c, std::vector<Result>& results) {
+  return run_suite(cases_or_inputs(args, suite(args.quick)), args, [&](const Case& c, std::vector<Result>& results) {
     if (c.p.empty()) {
       run_ata(c, args.repeat, results);
     } else {

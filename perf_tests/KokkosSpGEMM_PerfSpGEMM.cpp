@@ -229,8 +229,9 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     const std::pair<const char*, cusparseSpGEMMAlg_t> algorithms[] = {{"cusparse", CUSPARSE_SPGEMM_DEFAULT},
                                                                       {"cusparse_alg2", CUSPARSE_SPGEMM_ALG2},
                                                                       {"cusparse_alg3", CUSPARSE_SPGEMM_ALG3}};
-    for (const auto& [name, alg] : algorithms) {
-      const std::string impl = std::string(name) + "_oneshot";
+    for (const auto& algorithm : algorithms) {
+      const cusparseSpGEMMAlg_t alg = algorithm.second;  // (a structured binding cannot be captured in C++17)
+      const std::string impl = std::string(algorithm.first) + "_oneshot";
       try {
         CuSparseSpGEMM cu(da.num_rows(), da.num_cols(), db.num_cols(), da.nnz(), da.row_map().data(),
                           da.entries().data(), da.values().data(), db.nnz(), db.row_map().data(), db.entries().data(),
@@ -291,6 +292,6 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard guard(argc, argv);
   PerfArgs args;
   if (!parse_perf_args(argc, argv, "perf_spgemm.csv", args)) return 2;
-  return run_suite(suite(args.quick, args.matrices), args,
+  return run_suite(cases_or_inputs(args, suite(args.quick, args.matrices)), args,
                    [&](const Case& c, std::vector<Result>& results) { run_case(c, args, results); });
 }

@@ -60,6 +60,6 @@ int main(int argc, char* argv[]) {
   PerfArgs args;
   if (!parse_perf_args(argc, argv, "perf_split.csv", args)) return 2;
   const std::vector<double> fractions = {0.0, 0.01, 0.03, 0.1, 0.3};
-  return run_suite(suite(args.quick, args.matrices), args,
+  return run_suite(cases_or_inputs(args, suite(args.quick, args.matrices)), args,
                    [&](const Case& c, std::vector<Result>& results) { run_case(c, args.repeat, fractions, results); });
 }

@@ -93,11 +93,12 @@ void run_case(const Case& cs, int repeat, std::vector<Row>& rows) {
   const double bytes = 2.0 * a.nnz() * (sizeof(Ordinal) + sizeof(Scalar)) +
                        (static_cast<double>(a.num_rows()) + a.num_cols() + 2) * sizeof(Offset);
   using M = KokkosSpGEMM::TransposeMethod;
-  for (const auto& [name, method] :
+  for (const auto& variant :
        {std::make_pair("ours_segmerge", M::SegmentedMerge), std::make_pair("ours_rowsort", M::RowSort)}) {
+    const M method = variant.second;  // (a structured binding cannot be captured in C++17)
     DeviceMatrix t;
     const double s = time_median(repeat, [&] { t = KokkosSpGEMM::transpose(exec, da, method); });
-    rows.push_back({cs.name, name, s, bytes, check_transpose(want, t, true)});
+    rows.push_back({cs.name, variant.first, s, bytes, check_transpose(want, t, true)});
   }
 #if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
   {
@@ -170,8 +171,8 @@ int main(int argc, char* argv[]) {
   csv << "case,impl,seconds,gb_per_s,status" << std::endl;
   std::printf("%-22s %-24s %12s %10s  %s\n", "case", "impl", "seconds", "GB/s", "status");
   bool all_ok = true;
-  for (const Case& c : suite(args.quick, args.matrices)) {
-    if (!args.selected(c.name)) continue;
+  for (const Case& c : cases_or_inputs(args, suite(args.quick, args.matrices))) {
+    if (!args.selected(c.name) || (args.inputs.empty() && !input_available(c.name, c.a))) continue;
     std::vector<Row> rows;
     try {
       run_case(c, args.repeat, rows);

@@ -23,7 +23,8 @@ built=$(date +%s)
 # OutOfMemory; ASan would otherwise abort instead of letting malloc fail.
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+source "$root/scripts/ctest_summary.sh"
 status=0
-ctest --test-dir "$build" -j "$jobs" -L "SERIAL|Host|Tool" --output-on-failure || status=1
+run_ctest "$build/ctest.log" --test-dir "$build" -j "$jobs" -L "SERIAL|Host|Tool" || status=1
 echo "== sanitized tests: build $((built - start)) s, tests $(($(date +%s) - built)) s (status $status) =="
 exit $status

@@ -7,6 +7,8 @@
 #include <io/KokkosSpGEMM_MatrixMarket.hpp>
 #include <testing/KokkosSpGEMM_Testing.hpp>
 
+#include <TestMatricesDir.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,12 +24,6 @@ namespace KokkosSpGEMMTest {
 
 template <class S, class O = int, class F = int>
 using HostCsr = KokkosSpGEMM::CsrMatrix<S, O, F, Kokkos::HostSpace>;
-
-/// The folder of the shared SuiteSparse matrices: $KOKKOSSPGEMM_TEST_MATRICES, else the one CMake found.
-inline std::string test_matrices_dir() {
-  const char* env = std::getenv("KOKKOSSPGEMM_TEST_MATRICES");
-  return env && *env ? std::string(env) : std::string(KOKKOSSPGEMM_TEST_MATRICES);
-}
 
 /// A host CSR matrix from (row, col, value) triplets in row order; columns kept in the given order (may be unsorted).
 template <class S, class O = int, class F = int>

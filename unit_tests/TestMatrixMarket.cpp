@@ -3,6 +3,7 @@
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 #include <io/KokkosSpGEMM_MatrixMarket.hpp>
+#include <TestMatricesDir.hpp>
 
 #include <gtest/gtest.h>
 
@@ -59,10 +60,7 @@ std::string read_bytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-std::string matrices_dir() {
-  const char* env = std::getenv("KOKKOSSPGEMM_TEST_MATRICES");
-  return env && *env ? env : KOKKOSSPGEMM_TEST_MATRICES;
-}
+std::string matrices_dir() { return KokkosSpGEMMTest::test_matrices_dir(); }
 
 template <class S, class O = int, class F = int>
 HostCsr<S, O, F> make_csr(O rows, O cols, const std::vector<F>& row_map, const std::vector<O>& entries,
@@ -478,6 +476,7 @@ std::vector<std::string> split_csv(const std::string& line) {
 }
 
 TEST(MatrixMarket, every_shared_matrix_matches_the_manifest) {
+  KOKKOSSPGEMM_NEED_TEST_MATRICES();
   std::ifstream manifest(matrices_dir() + "/MANIFEST.csv");
   ASSERT_TRUE(manifest.good()) << matrices_dir();
   std::string line;

@@ -230,6 +230,37 @@ TEST_F(ReferenceCompare, detects_nan) {
   EXPECT_FALSE(check(rows, false).ok);
 }
 
+TEST(Reference, non_finite_values_compare_equal_to_the_same_non_finite_values) {
+  // A with an Inf and a NaN: C(0,*) holds Inf, C(1,*) NaN, and C(2,2) = Inf - Inf = NaN.
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  const auto a = make_csr<double>(3, {{{0, inf}}, {{1, nan}}, {{0, 1.0}, {2, -1.0}}});
+  const auto b = make_csr<double>(3, {{{0, 1.0}, {2, inf}}, {{1, 2.0}}, {{2, inf}}});
+  const auto ref = KokkosSpGEMM::reference_spgemm(a, b);
+  EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(ref, a, b).ok)
+      << KokkosSpGEMM::compare_to_reference(ref, a, b).message;
+  EXPECT_TRUE(KokkosSpGEMM::compare_rows_to_reference(ref, a, b, std::vector<int>{0, 1, 2}).ok);
+  auto rows = rows_of(ref);
+  ASSERT_EQ(rows[0].size(), 2u);
+  const auto with = [&](int i, int k, double v) {
+    auto r = rows;
+    r[i][k].second = v;
+    return make_csr<double>(3, r);
+  };
+  for (const auto& [i, k, v] : std::vector<std::tuple<int, int, double>>{
+           {0, 0, -inf}, {0, 0, nan}, {0, 0, 1e300}, {1, 0, inf}, {1, 0, 0.0}, {0, 1, nan}}) {
+    const auto c = with(i, k, v);
+    EXPECT_FALSE(KokkosSpGEMM::compare_to_reference(c, a, b).ok) << i << " " << k << " " << v;
+    EXPECT_FALSE(KokkosSpGEMM::compare_to_reference(c, a, b, false).ok) << i << " " << k << " " << v;
+    EXPECT_FALSE(KokkosSpGEMM::compare_rows_to_reference(c, a, b, std::vector<int>{i}).ok) << i << " " << k;
+  }
+  // Complex values: part by part.
+  using Z = Kokkos::complex<double>;
+  const auto za = make_csr<Z>(1, {{{0, Z(inf, 1.0)}}});
+  const auto zref = KokkosSpGEMM::reference_spgemm(za, za);
+  EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(zref, za, za).ok)
+      << KokkosSpGEMM::compare_to_reference(zref, za, za).message;
+}
+
 TEST_F(ReferenceCompare, detects_a_missing_entry) {
   const int col = rows[5][1].first;
   rows[5].erase(rows[5].begin() + 1);

@@ -139,8 +139,12 @@ TEST(TEST_CATEGORY, transpose_methods) {
                    "empty rows, repeated column");
   check_transposes(csr_from_rows<double>(0, 3, {}), "0 x 3");
   check_transposes(csr_from_rows<double>(3, 0, {{}, {}, {}}), "3 x 0");
-  const auto sinc = KokkosSpGEMM::read_matrix_market<double, int, int>(test_matrices_dir() + "/PGPgiantcompo.mtx.gz");
-  check_transposes(sinc, "PGPgiantcompo");
+}
+
+TEST(TEST_CATEGORY, transpose_methods_shared_matrices) {
+  KOKKOSSPGEMM_NEED_TEST_MATRICES();
+  check_transposes(KokkosSpGEMM::read_matrix_market<double, int, int>(test_matrices_dir() + "/PGPgiantcompo.mtx.gz"),
+                   "PGPgiantcompo");
   check_transposes(KokkosSpGEMM::read_matrix_market<double, int, int>(test_matrices_dir() + "/lp_e226.mtx.gz"),
                    "lp_e226 (rectangular)");
 }

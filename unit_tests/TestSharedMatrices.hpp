@@ -1,5 +1,5 @@
-// Every SuiteSparse matrix in ../shared/matrices: A*A (A*A^T for rectangular ones) on TEST_EXECSPACE, checked
-// against the reference and against the manifest's nnz(A*A) and product count.
+// Every SuiteSparse matrix of the test matrices (TestMatricesDir.hpp): A*A (A*A^T for rectangular ones) on
+// TEST_EXECSPACE, checked against the reference and against the manifest's nnz(A*A) and product count.
 #include <SpGEMMTestHelpers.hpp>
 
 #include <cctype>
@@ -33,6 +33,7 @@ class SharedMatrix : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SharedMatrix, times_itself_matches_reference_and_manifest) {
   using Exec = TEST_EXECSPACE;
+  KOKKOSSPGEMM_NEED_TEST_MATRICES();
   ManifestRow m;
   for (const auto& r : read_manifest()) {
     if (r.name == GetParam()) m = r;

@@ -145,6 +145,7 @@ TEST(TEST_CATEGORY, seed_methods_reuse_with_new_values) {
 
 TEST(TEST_CATEGORY, seed_methods_shared_matrices) {
   using Exec = TEST_EXECSPACE;
+  KOKKOSSPGEMM_NEED_TEST_MATRICES();
   Exec exec;
   for (const std::string name : {"ca-CondMat", "cage11", "bcsstk13", "lp_e226"}) {
     const auto a =

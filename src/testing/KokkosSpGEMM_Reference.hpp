@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,36 @@ bool is_nan(const T& x) {
 template <class T>
 bool is_nan(const Kokkos::complex<T>& x) {
   return std::isnan(static_cast<double>(x.real())) || std::isnan(static_cast<double>(x.imag()));
+}
+template <class T>
+bool is_finite(const T& x) {
+  return std::isfinite(static_cast<double>(x));
+}
+template <class T>
+bool is_finite(const Kokkos::complex<T>& x) {
+  return std::isfinite(static_cast<double>(x.real())) && std::isfinite(static_cast<double>(x.imag()));
+}
+/// Whether an entry of C agrees with the reference's: within tol where the reference is finite; where it is not
+/// (Inf and NaN propagate through any order of summation), the same non-finite value: NaN where it has NaN, the
+/// same infinity where it has one, part by part for complex values.
+inline bool same_non_finite(double val, double want) {
+  return std::isnan(want) ? std::isnan(val) : std::isfinite(want) || val == want;
+}
+template <class T>
+bool values_agree(const T& val, const T& want, double tol) {
+  if (!is_finite(want)) {
+    if constexpr (std::is_same<typename RealOf<T>::type, T>::value) {
+      return same_non_finite(static_cast<double>(val), static_cast<double>(want));
+    } else {
+      const auto part_agrees = [&](double v, double w) {
+        return std::isfinite(w) ? std::isfinite(v) && std::abs(v - w) <= tol : same_non_finite(v, w);
+      };
+      return part_agrees(static_cast<double>(val.real()), static_cast<double>(want.real())) &&
+             part_agrees(static_cast<double>(val.imag()), static_cast<double>(want.imag()));
+    }
+  }
+  const double diff = magnitude(val - want);
+  return !is_nan(val) && diff <= tol;
 }
 template <class T>
 std::string to_text(const T& x) {
@@ -221,7 +252,8 @@ struct SpGEMMComparison {
 
 /// Checks C (any memory space) against a reference product: identical shape and row map; identical columns in
 /// order (require_sorted) or as sets; each value within tolerance_factor * 4 * eps * max(products, 1) *
-/// sum |a_ik b_kj|, eps that of the real type of S. NaN never passes.
+/// sum |a_ik b_kj|, eps that of the real type of S. Where the reference is not finite, C must hold the same
+/// non-finite value (NaN for NaN, the same infinity); NaN in C passes nowhere else.
 template <class MatrixC, class S, class O, class F>
 SpGEMMComparison compare_to_reference(const MatrixC& c_any, const ReferenceProduct<S, O, F>& ref,
                                       bool require_sorted = true, double tolerance_factor = 1.0) {
@@ -275,7 +307,7 @@ SpGEMMComparison compare_to_reference(const MatrixC& c_any, const ReferenceProdu
       const double tol =
           tolerance_factor * 4.0 * eps * static_cast<double>(std::max<std::int64_t>(ref.terms[e], 1)) * ref.bound[e];
       const double diff = Impl::magnitude(val - want);
-      if (Impl::is_nan(val) || Impl::is_nan(want) || !(diff <= tol)) {
+      if (!Impl::values_agree(val, want, tol)) {
         s << "row " << i << ": C(" << i << "," << row[k].first << ") = " << Impl::to_text(val) << ", reference "
           << Impl::to_text(want) << " (difference " << Impl::to_text(diff) << " > tolerance " << Impl::to_text(tol)
           << ")";
@@ -374,8 +406,7 @@ SpGEMMComparison compare_rows_to_reference(const MatrixC& c, const HostCsrMatrix
     }
     for (std::size_t k = 0; k < n; ++k) {
       const double tol = tolerance_factor * 4.0 * eps * static_cast<double>(count[k]) * want[k].bound;
-      const double diff = Impl::magnitude(vals(k) - want[k].value);
-      if (cols(k) != want[k].col || Impl::is_nan(vals(k)) || !(diff <= tol)) {
+      if (cols(k) != want[k].col || !Impl::values_agree(static_cast<S>(vals(k)), want[k].value, tol)) {
         s << "row " << i << ", entry " << k << ": C has column " << cols(k) << " value " << Impl::to_text(vals(k))
           << ", the reference column " << want[k].col << " value " << Impl::to_text(want[k].value);
         r.ok = false;

@@ -10,10 +10,15 @@
 #include "KokkosSpGEMM_KernelTimeline.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,22 +31,69 @@ using Offset = std::int64_t;  // nnz(C) may pass 2^31 - 1 on large inputs
 using HostMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Kokkos::HostSpace>;
 using DeviceMatrix = KokkosSpGEMM::CsrMatrix<Scalar, Ordinal, Offset, Exec::memory_space>;
 
-const char* usage =
-    "usage:\n"
-    "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
-    "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--deterministic]\n"
-    "                        [--no-position-map] [--replay auto|rows|tiles|scratch-rows]\n"
-    "                        [--wide-rows auto|hash|bitmap] [--profile]\n"
-    "                        [--check | --check-rows N]\n"
-    "                   (--check-rows: N random rows and the 4 longest against the reference, for huge C)\n"
-    "                   (--host-fraction: that share of the products on the host, the rest on the device, at once)\n"
-    "                   (--profile: time per kernel, copies and allocations of a one-shot and of reuse calls;\n"
-    "                    run with CUDA_LAUNCH_BLOCKING=1 for kernel times on GPUs)\n"
-    "  kokkosspgemm rap --a A --p P [--r R] [--order auto|left|right] [--out Ac.mtx] [--repeat N] [--check]\n"
-    "                   (R defaults to P^T; left: (R*A)*P, right: R*(A*P))\n"
-    "  kokkosspgemm transpose --a A --out AT.mtx [--method auto|segmerge|rowsort] [--repeat N]\n"
-    "  kokkosspgemm list-algorithms\n"
-    "Each matrix (A, B, P, R; B defaults to A) is:\n";
+/// Usage errors (a flag or value the tool does not take): exit 2 with one line. Runtime errors: exit 1.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A command: its synopsis (the README's tool synopsis is tested against these), its flags with and without a
+/// value, and notes printed under it by --help.
+struct Command {
+  std::string name, synopsis;
+  std::vector<std::string> with_value, flags;
+  std::string notes;
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> all = {
+      {"multiply",
+       "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
+       "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--check | --check-rows N]\n"
+       "                        [--deterministic] [--no-position-map] [--replay auto|rows|tiles|scratch-rows]\n"
+       "                        [--wide-rows auto|hash|bitmap] [--profile]\n",
+       {"--a", "--b", "--algorithm", "--out", "--repeat", "--scratch-bytes", "--host-fraction", "--check-rows",
+        "--replay", "--wide-rows"},
+       {"--transpose-b", "--unsorted", "--check", "--deterministic", "--no-position-map", "--profile"},
+       "  C = A*B (B defaults to A; --transpose-b: A*B^T), timed: symbolic, numeric, one-shot and reuse calls.\n"
+       "  --algorithm: a name of list-algorithms (default auto). --repeat N >= 1 (default 3): rounds timed after\n"
+       "  a warm-up. --scratch-bytes N >= 0: team scratch per bin (0: the default). --host-fraction F in [0, 1]:\n"
+       "  that share of the products on the host, the rest on the device, at once. --check: C against the\n"
+       "  reference; --check-rows N >= 1: N random rows and the 4 longest only, for a huge C. --profile: time per\n"
+       "  kernel, copies and allocations of a one-shot and of reuse calls (CUDA_LAUNCH_BLOCKING=1 on GPUs).\n"},
+      {"rap",
+       "  kokkosspgemm rap --a A --p P [--r R] [--order auto|left|right] [--out Ac.mtx] [--repeat N] [--check]\n",
+       {"--a", "--p", "--r", "--order", "--out", "--repeat"},
+       {"--check"},
+       "  Ac = R*A*P (R defaults to P^T, kept in the handle; left: (R*A)*P, right: R*(A*P)), timed: symbolic,\n"
+       "  numeric and reuse-numeric calls. --repeat N >= 1 (default 3).\n"},
+      {"transpose",
+       "  kokkosspgemm transpose --a A --out AT.mtx [--method auto|segmerge|rowsort] [--repeat N]\n",
+       {"--a", "--out", "--method", "--repeat"},
+       {},
+       "  Writes A^T (rows sorted). --repeat N >= 1 (default 1).\n"},
+      {"list-algorithms", "  kokkosspgemm list-algorithms\n", {}, {}, "  The names --algorithm takes, one a line.\n"},
+  };
+  return all;
+}
+
+const Command* find_command(const std::string& name) {
+  for (const Command& c : commands()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+/// The usage: every command's synopsis (or one command's, with its notes) and the inputs a matrix can be.
+std::string usage(const Command* only = nullptr) {
+  std::string text = "usage:\n";
+  for (const Command& c : commands()) {
+    if (!only || &c == only) text += c.synopsis;
+  }
+  if (only) text += only->notes;
+  text += "Each matrix (A, B, P, R) is:\n" + KokkosSpGEMM::input_spec_help() +
+          "Arguments starting with --kokkos go to Kokkos. kokkosspgemm COMMAND --help describes a command.\n";
+  return text;
+}
 
 struct Args {
   std::map<std::string, std::string> values;
@@ -53,53 +105,87 @@ struct Args {
   }
 };
 
-/// Sets out from flag's value, one of the choices' names (the first is the default); false, with a message, for
-/// any other value.
+/// Sets out from flag's value, one of the choices' names (the first is the default); a UsageError for any other.
 template <class T>
-bool choose(const Args& args, const std::string& flag, const std::vector<std::pair<std::string, T>>& choices, T& out) {
+void choose(const Args& args, const std::string& flag, const std::vector<std::pair<std::string, T>>& choices, T& out) {
   const std::string value = args.get(flag, choices.front().first);
   std::string names;
-  for (const auto& [name, choice] : choices) {
-    if (name == value) {
-      out = choice;
-      return true;
+  for (const auto& choice : choices) {
+    if (choice.first == value) {
+      out = choice.second;
+      return;
     }
-    names += (names.empty() ? "" : ", ") + name;
+    names += (names.empty() ? "" : ", ") + choice.first;
   }
-  std::fprintf(stderr, "kokkosspgemm: %s takes %s, not '%s'\n", flag.c_str(), names.c_str(), value.c_str());
-  return false;
+  throw UsageError(flag + " takes " + names + ", not '" + value + "'");
 }
 
-Args parse(int argc, char* argv[], int first) {
-  const std::vector<std::string> with_value = {"--a",
-                                               "--b",
-                                               "--p",
-                                               "--r",
-                                               "--algorithm",
-                                               "--out",
-                                               "--repeat",
-                                               "--order",
-                                               "--scratch-bytes",
-                                               "--host-fraction",
-                                               "--check-rows",
-                                               "--method",
-                                               "--replay",
-                                               "--wide-rows"};
-  const std::vector<std::string> flags = {"--transpose-b",   "--unsorted",        "--check",
-                                          "--deterministic", "--no-position-map", "--profile"};
+/// The value of a whole-number flag in [low, high] (fallback when absent); a UsageError for anything else.
+long long whole_number(const Args& args, const std::string& flag, long long fallback, long long low, long long high) {
+  const auto it = args.values.find(flag);
+  if (it == args.values.end()) return fallback;
+  const std::string& text = it->second;
+  long long v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || v < low || v > high) {
+    throw UsageError(flag + " takes a whole number from " + std::to_string(low) + " to " + std::to_string(high) +
+                     ", not '" + text + "'");
+  }
+  return v;
+}
+
+/// The value of a real-number flag in [low, high] (fallback when absent); a UsageError for anything else.
+double real_number(const Args& args, const std::string& flag, double fallback, double low, double high) {
+  const auto it = args.values.find(flag);
+  if (it == args.values.end()) return fallback;
+  const std::string& text = it->second;
+  double v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || !(v >= low && v <= high)) {
+    char range[64];
+    std::snprintf(range, sizeof(range), "from %g to %g", low, high);
+    throw UsageError(flag + " takes a number " + range + ", not '" + text + "'");
+  }
+  return v;
+}
+
+/// The command's arguments after its name; a UsageError for a flag the command does not take or a missing value.
+Args parse(const Command& command, int argc, char* argv[], int first) {
   Args a;
   for (int i = first; i < argc; ++i) {
     const std::string k = argv[i];
-    if (std::find(flags.begin(), flags.end(), k) != flags.end()) {
+    const auto& fl = command.flags;
+    const auto& wv = command.with_value;
+    if (std::find(fl.begin(), fl.end(), k) != fl.end()) {
       a.flags.push_back(k);
-    } else if (std::find(with_value.begin(), with_value.end(), k) != with_value.end()) {
-      KOKKOSSPGEMM_REQUIRE(i + 1 < argc, KokkosSpGEMM::InvalidInput, "kokkosspgemm", k << " needs a value");
+    } else if (std::find(wv.begin(), wv.end(), k) != wv.end()) {
+      if (i + 1 >= argc) throw UsageError(k + " needs a value");
       a.values[k] = argv[++i];
     } else if (k.rfind("--kokkos", 0) != 0) {
-      KOKKOSSPGEMM_REQUIRE(false, KokkosSpGEMM::InvalidInput, "kokkosspgemm", "unknown argument '" << k << "'");
+      throw UsageError(command.name + " does not take '" + k + "' (kokkosspgemm " + command.name + " --help)");
     }
   }
   return a;
+}
+
+/// Fails before any work when path cannot be written (a computation of minutes should not end in that error).
+void check_writable(const std::string& flag, const std::string& path) {
+  if (path.empty()) return;
+  const bool existed = std::ifstream(path).good();
+  std::ofstream probe(path, std::ios::app);
+  if (!probe) throw std::runtime_error("cannot write " + flag + " '" + path + "': " + std::strerror(errno));
+  probe.close();
+  if (!existed) std::remove(path.c_str());
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -111,9 +197,55 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+/// multiply's choices, validated before Kokkos starts.
+struct MultiplySetup {
+  std::string a_spec, b_spec, out;
+  KokkosSpGEMM::Options options;
+  KokkosSpGEMM::Tuning tuning;
+  KokkosSpGEMM::SplitOptions split;
+  int repeat = 3;
+  long long check_rows = 0;  // 0: no sampled check
+};
+
+MultiplySetup setup_multiply(const Args& args) {
+  MultiplySetup s;
+  s.a_spec = args.get("--a");
+  if (s.a_spec.empty()) throw UsageError("multiply needs --a");
+  s.b_spec = args.get("--b");
+  const std::string algorithm = args.get("--algorithm", "auto");
+  if (!KokkosSpGEMM::parse_algorithm(algorithm, s.options.algorithm)) {
+    throw UsageError("unknown algorithm '" + algorithm + "' (kokkosspgemm list-algorithms)");
+  }
+  s.options.sorted = !args.has("--unsorted");
+  s.options.deterministic = args.has("--deterministic");
+  s.tuning.reuse_positions = !args.has("--no-position-map");
+  choose(args, "--replay",
+         {{"auto", KokkosSpGEMM::ReplayShape::Auto},
+          {"rows", KokkosSpGEMM::ReplayShape::Rows},
+          {"tiles", KokkosSpGEMM::ReplayShape::Tiles},
+          {"scratch-rows", KokkosSpGEMM::ReplayShape::RowsInScratch}},
+         s.tuning.reuse_replay);
+  choose(args, "--wide-rows",
+         {{"auto", KokkosSpGEMM::WideRows::Auto},
+          {"hash", KokkosSpGEMM::WideRows::Hash},
+          {"bitmap", KokkosSpGEMM::WideRows::Bitmap}},
+         s.tuning.wide_rows);
+  s.tuning.scratch_bytes = static_cast<int>(whole_number(args, "--scratch-bytes", 0, 0, 1 << 30));
+  s.repeat = static_cast<int>(whole_number(args, "--repeat", 3, 1, 1000000));
+  s.split.host_fraction = real_number(args, "--host-fraction", 0.0, 0.0, 1.0);
+  if (args.has("--check") && args.values.count("--check-rows")) {
+    throw UsageError("--check and --check-rows exclude each other (--check-rows is --check for a huge C)");
+  }
+  s.check_rows = whole_number(args, "--check-rows", 0, 1, 1000000000);
+  s.out = args.get("--out");
+  check_writable("--out", s.out);
+  return s;
+}
+
 /// multiply with --host-fraction: one-shot spgemm_split, its stage times and the share each side got.
-int multiply_split(const Args& args, const KokkosSpGEMM::SplitOptions& split, const KokkosSpGEMM::Options& options,
-                   const HostMatrix& a, const DeviceMatrix& da, const DeviceMatrix& db, int repeat) {
+int multiply_split(const Args& args, const MultiplySetup& setup, const HostMatrix& a, const DeviceMatrix& da,
+                   const DeviceMatrix& db) {
+  const int repeat = setup.repeat;
   Exec exec;
   Kokkos::DefaultHostExecutionSpace host;
   KokkosSpGEMM::SplitReport report;
@@ -122,7 +254,7 @@ int multiply_split(const Args& args, const KokkosSpGEMM::SplitOptions& split, co
   for (int r = 0; r < repeat + 1; ++r) {
     exec.fence();
     const auto t0 = std::chrono::steady_clock::now();
-    c = KokkosSpGEMM::spgemm_split(exec, host, da, db, split, options, &report);
+    c = KokkosSpGEMM::spgemm_split(exec, host, da, db, setup.split, setup.options, &report);
     exec.fence();
     if (r > 0) t_total.push_back(seconds_since(t0));
   }
@@ -143,41 +275,21 @@ int multiply_split(const Args& args, const KokkosSpGEMM::SplitOptions& split, co
     std::printf("check             %s%s\n", cmp.ok ? "matches the reference" : "MISMATCH: ", cmp.message.c_str());
     if (!cmp.ok) return 1;
   }
-  if (!args.get("--out").empty()) KokkosSpGEMM::write_matrix_market(args.get("--out"), c);
+  if (!setup.out.empty()) KokkosSpGEMM::write_matrix_market(setup.out, c);
   return 0;
 }
 
-int multiply(const Args& args) {
-  const std::string a_spec = args.get("--a");
-  KOKKOSSPGEMM_REQUIRE(!a_spec.empty(), KokkosSpGEMM::InvalidInput, "kokkosspgemm", "multiply needs --a");
-  KokkosSpGEMM::Options options;
-  KokkosSpGEMM::Tuning tuning;
-  if (!KokkosSpGEMM::parse_algorithm(args.get("--algorithm", "auto"), options.algorithm)) {
-    std::fprintf(stderr, "kokkosspgemm: unknown algorithm '%s' (see kokkosspgemm list-algorithms)\n",
-                 args.get("--algorithm").c_str());
-    return 2;
-  }
-  options.sorted = !args.has("--unsorted");
-  options.deterministic = args.has("--deterministic");
-  tuning.reuse_positions = !args.has("--no-position-map");
-  if (!choose(args, "--replay",
-              {{"auto", KokkosSpGEMM::ReplayShape::Auto},
-               {"rows", KokkosSpGEMM::ReplayShape::Rows},
-               {"tiles", KokkosSpGEMM::ReplayShape::Tiles},
-               {"scratch-rows", KokkosSpGEMM::ReplayShape::RowsInScratch}},
-              tuning.reuse_replay) ||
-      !choose(args, "--wide-rows",
-              {{"auto", KokkosSpGEMM::WideRows::Auto},
-               {"hash", KokkosSpGEMM::WideRows::Hash},
-               {"bitmap", KokkosSpGEMM::WideRows::Bitmap}},
-              tuning.wide_rows)) {
-    return 2;
-  }
-  tuning.scratch_bytes = std::atoi(args.get("--scratch-bytes", "0").c_str());
-  const int repeat = std::max(1, std::atoi(args.get("--repeat", "3").c_str()));
-
+int multiply(const Args& args, const MultiplySetup& setup) {
+  const std::string& a_spec = setup.a_spec;
+  const KokkosSpGEMM::Options& options = setup.options;
+  const KokkosSpGEMM::Tuning& tuning = setup.tuning;
+  const int repeat = setup.repeat;
   const HostMatrix a = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(a_spec);
-  const std::string b_spec = args.get("--b", a_spec);
+  const std::string b_spec = setup.b_spec.empty() ? a_spec : setup.b_spec;
+  if (setup.b_spec.empty() && !args.has("--transpose-b") && a.num_rows() != a.num_cols()) {
+    throw std::runtime_error("A is " + std::to_string(a.num_rows()) + " x " + std::to_string(a.num_cols()) +
+                             " and B defaults to A, so A*A is not defined: give --b B, or --transpose-b for A*A^T");
+  }
   HostMatrix b = b_spec == a_spec ? a : KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(b_spec);
   Exec exec;
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a);
@@ -186,9 +298,7 @@ int multiply(const Args& args) {
   // The merging methods need B's rows sorted (the library throws otherwise): the tool sorts them for the user.
   if (KokkosSpGEMM::needs_sorted_b(options.algorithm)) KokkosSpGEMM::sort_rows(exec, db);
 
-  KokkosSpGEMM::SplitOptions split;
-  split.host_fraction = std::atof(args.get("--host-fraction", "0").c_str());
-  if (split.host_fraction > 0) return multiply_split(args, split, options, a, da, db, repeat);
+  if (setup.split.host_fraction > 0) return multiply_split(args, setup, a, da, db);
 
   std::vector<double> t_symbolic, t_numeric, t_first_reuse, t_reuse, t_one_shot;
   KokkosSpGEMM::MethodsHandle<Exec, Scalar, Ordinal, Offset> handle(options, tuning);
@@ -269,10 +379,10 @@ int multiply(const Args& args) {
     KokkosSpGEMMTool::KernelTimeline::profile("a later reuse call",
                                               [&] { KokkosSpGEMM::spgemm_numeric(exec, fresh, da, db, fresh_c); });
   }
-  if (!args.get("--check-rows").empty()) {
+  if (setup.check_rows > 0) {
     // Sampled check: random rows plus the rows with the most products (R-MAT hubs: 10^8 products a row).
     const HostMatrix hb = KokkosSpGEMM::to_host(db);
-    const long n = std::atol(args.get("--check-rows").c_str());
+    const long n = static_cast<long>(setup.check_rows);
     const std::vector<Ordinal> rows = KokkosSpGEMM::rows_to_sample(a, hb, 4, static_cast<std::size_t>(n));
     if (!options.sorted) {
       std::printf("check-rows        skipped: needs sorted output\n");
@@ -289,22 +399,39 @@ int multiply(const Args& args) {
     std::printf("check             %s%s\n", cmp.ok ? "matches the reference" : "MISMATCH: ", cmp.message.c_str());
     if (!cmp.ok) return 1;
   }
-  if (!args.get("--out").empty()) KokkosSpGEMM::write_matrix_market(args.get("--out"), c);
+  if (!setup.out.empty()) KokkosSpGEMM::write_matrix_market(setup.out, c);
   return 0;
 }
 
-int rap(const Args& args) {
-  const std::string a_spec = args.get("--a"), p_spec = args.get("--p"), r_spec = args.get("--r");
-  KOKKOSSPGEMM_REQUIRE(!a_spec.empty() && !p_spec.empty(), KokkosSpGEMM::InvalidInput, "kokkosspgemm",
-                       "rap needs --a and --p");
-  KokkosSpGEMM::GalerkinOptions options;
-  const std::string order = args.get("--order", "auto");
-  KOKKOSSPGEMM_REQUIRE(order == "auto" || order == "left" || order == "right", KokkosSpGEMM::InvalidInput,
-                       "kokkosspgemm", "--order takes auto, left or right, not '" << order << "'");
-  options.triple_order = order == "left"    ? KokkosSpGEMM::TripleOrder::LeftFirst
-                         : order == "right" ? KokkosSpGEMM::TripleOrder::RightFirst
-                                            : KokkosSpGEMM::TripleOrder::Auto;
-  const int repeat = std::max(1, std::atoi(args.get("--repeat", "3").c_str()));
+/// rap's choices, validated before Kokkos starts.
+struct RapSetup {
+  std::string a_spec, p_spec, r_spec, order, out;
+  KokkosSpGEMM::GalerkinOptions galerkin;
+  int repeat = 3;
+};
+
+RapSetup setup_rap(const Args& args) {
+  RapSetup s;
+  s.a_spec = args.get("--a");
+  s.p_spec = args.get("--p");
+  s.r_spec = args.get("--r");
+  if (s.a_spec.empty() || s.p_spec.empty()) throw UsageError("rap needs --a and --p");
+  s.order = args.get("--order", "auto");
+  choose(args, "--order",
+         {{"auto", KokkosSpGEMM::TripleOrder::Auto},
+          {"left", KokkosSpGEMM::TripleOrder::LeftFirst},
+          {"right", KokkosSpGEMM::TripleOrder::RightFirst}},
+         s.galerkin.triple_order);
+  s.repeat = static_cast<int>(whole_number(args, "--repeat", 3, 1, 1000000));
+  s.out = args.get("--out");
+  check_writable("--out", s.out);
+  return s;
+}
+
+int rap(const Args& args, const RapSetup& setup) {
+  const std::string &a_spec = setup.a_spec, &p_spec = setup.p_spec, &r_spec = setup.r_spec, &order = setup.order;
+  const KokkosSpGEMM::GalerkinOptions& options = setup.galerkin;
+  const int repeat = setup.repeat;
   const HostMatrix a = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(a_spec);
   const HostMatrix p = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(p_spec);
   const bool explicit_r = !r_spec.empty();
@@ -354,20 +481,34 @@ int rap(const Args& args) {
     std::printf("check             %s%s\n", cmp.ok ? "matches the reference" : "MISMATCH: ", cmp.message.c_str());
     if (!cmp.ok) return 1;
   }
-  if (!args.get("--out").empty()) KokkosSpGEMM::write_matrix_market(args.get("--out"), ac);
+  if (!setup.out.empty()) KokkosSpGEMM::write_matrix_market(setup.out, ac);
   return 0;
 }
 
-int transpose(const Args& args) {
-  const std::string a_spec = args.get("--a"), out = args.get("--out");
-  KOKKOSSPGEMM_REQUIRE(!a_spec.empty() && !out.empty(), KokkosSpGEMM::InvalidInput, "kokkosspgemm",
-                       "transpose needs --a and --out");
-  const std::string method_name = args.get("--method", "auto");
+/// transpose's choices, validated before Kokkos starts.
+struct TransposeSetup {
+  std::string a_spec, out, method_name;
+  KokkosSpGEMM::TransposeMethod method = KokkosSpGEMM::TransposeMethod::Auto;
+  int repeat = 1;
+};
+
+TransposeSetup setup_transpose(const Args& args) {
+  TransposeSetup s;
+  s.a_spec = args.get("--a");
+  s.out = args.get("--out");
+  if (s.a_spec.empty() || s.out.empty()) throw UsageError("transpose needs --a and --out");
+  s.method_name = args.get("--method", "auto");
   using M = KokkosSpGEMM::TransposeMethod;
-  const M method = method_name == "segmerge" ? M::SegmentedMerge : method_name == "rowsort" ? M::RowSort : M::Auto;
-  KOKKOSSPGEMM_REQUIRE(method != M::Auto || method_name == "auto", KokkosSpGEMM::InvalidInput, "kokkosspgemm",
-                       "unknown transpose method '" << method_name << "' (auto, segmerge or rowsort)");
-  const int repeat = std::max(1, std::atoi(args.get("--repeat", "1").c_str()));
+  choose(args, "--method", {{"auto", M::Auto}, {"segmerge", M::SegmentedMerge}, {"rowsort", M::RowSort}}, s.method);
+  s.repeat = static_cast<int>(whole_number(args, "--repeat", 1, 1, 1000000));
+  check_writable("--out", s.out);
+  return s;
+}
+
+int transpose(const TransposeSetup& setup) {
+  const std::string &a_spec = setup.a_spec, &out = setup.out, &method_name = setup.method_name;
+  const auto method = setup.method;
+  const int repeat = setup.repeat;
   Exec exec;
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(a_spec));
   DeviceMatrix at;
@@ -387,26 +528,65 @@ int transpose(const Args& args) {
   return 0;
 }
 
+/// What a command runs, made from its arguments before Kokkos starts: usage errors come first, fast, in one line.
+std::function<int()> prepare(const Command& command, int argc, char* argv[]) {
+  const Args args = parse(command, argc, argv, 2);
+  if (command.name == "multiply") {
+    const MultiplySetup setup = setup_multiply(args);
+    return [args, setup] { return multiply(args, setup); };
+  }
+  if (command.name == "rap") {
+    const RapSetup setup = setup_rap(args);
+    return [args, setup] { return rap(args, setup); };
+  }
+  if (command.name == "transpose") {
+    const TransposeSetup setup = setup_transpose(args);
+    return [setup] { return transpose(setup); };
+  }
+  return [] {
+    for (const auto& n : KokkosSpGEMM::algorithm_names()) std::printf("%s\n", n.c_str());
+    return 0;
+  };
+}
+
+bool is_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard guard(argc, argv);
+  // --help is ours, answered before Kokkos starts (Kokkos would print its own help for it).
   if (argc < 2) {
-    std::fprintf(stderr, "%s%s", usage, KokkosSpGEMM::input_spec_help().c_str());
+    std::fprintf(stderr, "%s", usage().c_str());
     return 2;
   }
-  const std::string command = argv[1];
-  try {
-    if (command == "list-algorithms") {
-      for (const auto& n : KokkosSpGEMM::algorithm_names()) std::printf("%s\n", n.c_str());
+  if (is_help(argv[1]) || std::string(argv[1]) == "help") {
+    std::printf("%s", usage().c_str());
+    return 0;
+  }
+  const Command* command = find_command(argv[1]);
+  if (!command) {
+    std::fprintf(stderr, "kokkosspgemm: unknown command '%s' (kokkosspgemm --help)\n", argv[1]);
+    return 2;
+  }
+  for (int i = 2; i < argc; ++i) {
+    if (is_help(argv[i])) {
+      std::printf("%s", usage(command).c_str());
       return 0;
     }
-    if (command == "multiply") return multiply(parse(argc, argv, 2));
-    if (command == "rap") return rap(parse(argc, argv, 2));
-    if (command == "transpose") return transpose(parse(argc, argv, 2));
-    std::fprintf(stderr, "kokkosspgemm: unknown command '%s'\n%s%s", command.c_str(), usage,
-                 KokkosSpGEMM::input_spec_help().c_str());
+  }
+  std::function<int()> run;
+  try {
+    run = prepare(*command, argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "kokkosspgemm: %s\n", e.what());
     return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kokkosspgemm: error: %s\n", e.what());
+    return 1;
+  }
+  Kokkos::ScopeGuard guard(argc, argv);
+  try {
+    return run();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kokkosspgemm: error: %s\n", e.what());
     return 1;
