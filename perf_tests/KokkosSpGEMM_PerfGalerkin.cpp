@@ -1,7 +1,8 @@
 // Galerkin triple products R*A*P and A^T*A, in one process and one run: our galerkin handle (R = P^T kept in the
 // handle, and R given), two chained calls of our spgemm, and the peers' two chained calls (Kokkos Kernels SPGEMM_KK,
 // cuSPARSE in CUDA builds); one-shot and reuse-numeric. Every result is checked against the reference computed in
-// the order that implementation multiplies. Prints a table and writes CSV (same columns as PerfSpGEMM).
+// the order that implementation multiplies; and a solver loop (run_loop). Prints a table and writes CSV (same
+// columns as PerfSpGEMM).
 #include <KokkosSpGEMM.hpp>
 #include <PerfCommon.hpp>
 #include <io/KokkosSpGEMM_InputSpec.hpp>
@@ -19,14 +20,15 @@ using namespace KokkosSpGEMMPerf;
 using KokkosSpGEMM::TripleOrder;
 
 struct Case {
-  std::string name, a, p;  // p empty: A^T*A of a
+  std::string name, a, p;  // p empty: A^T*A of a; "loop:L": the reuse calls of an L-level hierarchy's setup (run_loop)
 };
 
 std::vector<Case> suite(bool quick) {
   if (quick) {
     return {{"rap_p3d7_12_tentative", "gen:p3d7:12", "gen:prolong:12:2:tentative"},
             {"rap_p3d7_12_smoothed", "gen:p3d7:12", "gen:prolong:12:2:smoothed"},
-            {"ata_uniform_2000x500", "gen:uniform:2000:500:6", ""}};
+            {"ata_uniform_2000x500", "gen:uniform:2000:500:6", ""},
+            {"loop3_p3d7_16", "gen:p3d7:16", "loop:3"}};
   }
   // The 27-point cases use the 7-point operator's smoothed prolongator (same aggregates; only P's values and
   // pattern differ from a 27-point smoother).
@@ -35,8 +37,40 @@ std::vector<Case> suite(bool quick) {
           {"rap_p3d27_100_tentative", "gen:p3d27:100", "gen:prolong:100:2:tentative"},
           {"rap_p3d27_100_smoothed", "gen:p3d27:100", "gen:prolong:100:2:smoothed"},
           {"ata_uniform_1M_200k_8", "gen:uniform:1000000:200000:8", ""},
-          {"ata_rmat_s16_e16", "gen:rmat:16:16", ""}};
+          {"ata_rmat_s16_e16", "gen:rmat:16:16", ""},
+          {"loop3_p3d7_160", "gen:p3d7:160", "loop:3"},
+          {"loop3_p3d7_64", "gen:p3d7:64", "loop:3"}};
 }
+
+#if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
+/// One product through Kokkos Kernels' own kernel (SPGEMM_KK; its cuSPARSE TPL is off in our builds).
+struct KkProduct {
+  using KH = KokkosKernels::Experimental::KokkosKernelsHandle<Offset, Ordinal, Scalar, Exec, Exec::memory_space,
+                                                              Exec::memory_space>;
+  KH kh;
+  typename DeviceMatrix::row_map_type rows;
+  typename DeviceMatrix::entries_type cols;
+  typename DeviceMatrix::values_type vals;
+  void symbolic(const DeviceMatrix& x, const DeviceMatrix& y) {
+    namespace kk = KokkosSpGEMM::Interop::kk_sparse;
+    kh.destroy_spgemm_handle();
+    kh.create_spgemm_handle(KokkosSparse::SPGEMM_KK);
+    rows = typename DeviceMatrix::row_map_type("kk_rows", x.num_rows() + 1);
+    kk::spgemm_symbolic(&kh, x.num_rows(), y.num_rows(), y.num_cols(), x.row_map(), x.entries(), false, y.row_map(),
+                        y.entries(), false, rows);
+    const std::size_t nnz = kh.get_spgemm_handle()->get_c_nnz();
+    cols = typename DeviceMatrix::entries_type("kk_cols", nnz);
+    vals = typename DeviceMatrix::values_type("kk_vals", nnz);
+  }
+  void numeric(const DeviceMatrix& x, const DeviceMatrix& y) {
+    namespace kk = KokkosSpGEMM::Interop::kk_sparse;
+    kk::spgemm_numeric(&kh, x.num_rows(), y.num_rows(), y.num_cols(), x.row_map(), x.entries(), x.values(), false,
+                       y.row_map(), y.entries(), y.values(), false, rows, cols, vals);
+  }
+  DeviceMatrix c(Ordinal n_rows, Ordinal n_cols) const { return DeviceMatrix(n_rows, n_cols, rows, cols, vals); }
+  ~KkProduct() { kh.destroy_spgemm_handle(); }
+};
+#endif
 
 /// References of R*(A*P) and (R*A)*P computed on first use (each implementation is checked in its own order).
 struct TripleReferences {
@@ -128,39 +162,16 @@ void run_rap(const Case& cs, int repeat, std::vector<Result>& results) {
 #if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
   {
     // Kokkos Kernels' own kernel (SPGEMM_KK; its cuSPARSE TPL is off in our builds), two chained calls.
-    using KH = KokkosKernels::Experimental::KokkosKernelsHandle<Offset, Ordinal, Scalar, Exec, Exec::memory_space,
-                                                                Exec::memory_space>;
-    namespace kk = KokkosSpGEMM::Interop::kk_sparse;
-    struct Product {
-      KH kh;
-      typename DeviceMatrix::row_map_type rows;
-      typename DeviceMatrix::entries_type cols;
-      typename DeviceMatrix::values_type vals;
-      void symbolic(const DeviceMatrix& x, const DeviceMatrix& y) {
-        kh.destroy_spgemm_handle();
-        kh.create_spgemm_handle(KokkosSparse::SPGEMM_KK);
-        rows = typename DeviceMatrix::row_map_type("kk_rows", x.num_rows() + 1);
-        kk::spgemm_symbolic(&kh, x.num_rows(), y.num_rows(), y.num_cols(), x.row_map(), x.entries(), false, y.row_map(),
-                            y.entries(), false, rows);
-        const std::size_t nnz = kh.get_spgemm_handle()->get_c_nnz();
-        cols = typename DeviceMatrix::entries_type("kk_cols", nnz);
-        vals = typename DeviceMatrix::values_type("kk_vals", nnz);
-      }
-      void numeric(const DeviceMatrix& x, const DeviceMatrix& y) {
-        kk::spgemm_numeric(&kh, x.num_rows(), y.num_rows(), y.num_cols(), x.row_map(), x.entries(), x.values(), false,
-                           y.row_map(), y.entries(), y.values(), false, rows, cols, vals);
-      }
-    };
-    Product first, second;
+    KkProduct first, second;
     DeviceMatrix ap, ac;
     const double one_shot = time_median(repeat, [&] {
       first.symbolic(da, dp);
       first.numeric(da, dp);
-      ap = DeviceMatrix(da.num_rows(), dp.num_cols(), first.rows, first.cols, first.vals);
+      ap = first.c(da.num_rows(), dp.num_cols());
       second.symbolic(dr, ap);
       second.numeric(dr, ap);
     });
-    ac = DeviceMatrix(dr.num_rows(), dp.num_cols(), second.rows, second.cols, second.vals);
+    ac = second.c(dr.num_rows(), dp.num_cols());
     const std::string status = check_unsorted(ac, refs.get(TripleOrder::RightFirst));
     const double reuse = time_median(repeat, [&] {
       first.numeric(da, dp);
@@ -169,8 +180,6 @@ void run_rap(const Case& cs, int repeat, std::vector<Result>& results) {
     const std::string reuse_status = check_unsorted(ac, refs.get(TripleOrder::RightFirst));
     results.push_back({cs.name, "kk_chained_oneshot", one_shot, (std::int64_t)ac.nnz(), products, 0, status});
     results.push_back({cs.name, "kk_chained_reuse", reuse, (std::int64_t)ac.nnz(), products, 0, reuse_status});
-    first.kh.destroy_spgemm_handle();
-    second.kh.destroy_spgemm_handle();
   }
 #endif
 #if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
@@ -205,6 +214,124 @@ void run_rap(const Case& cs, int repeat, std::vector<Result>& results) {
     } catch (const std::exception& e) {
       results.push_back({cs.name, "cusparse_chained", 0, 0, products, 0, std::string("FAILED: ") + e.what()});
     }
+  }
+#endif
+}
+
+/// What a multigrid setup refresh runs when A's values change: the Galerkin products of every level, Ac_l+1 =
+/// P_l^T A_l P_l, A_0 the case's 3D 7-point matrix of side n and P_l the smoothed aggregation prolongator of side
+/// n / 2^l, each level's input the previous level's output. Timed as a whole: the reuse calls of every level back to
+/// back with no fence between them (time_median fences around the chain only). Ours: one GalerkinHandle a level (P^T
+/// kept); the peers: two chained reuse calls a level (A*P, then R*(AP)). The last level is checked against the
+/// reference chain.
+void run_loop(const Case& cs, int levels, int repeat, std::vector<Result>& results) {
+  const std::string spec = "gen:p3d7:";
+  if (cs.a.rfind(spec, 0) != 0) throw std::runtime_error("a loop case takes gen:p3d7:N, not " + cs.a);
+  const Ordinal n = static_cast<Ordinal>(std::stol(cs.a.substr(spec.size())));
+  Exec exec;
+  std::vector<HostMatrix> host_p;
+  std::vector<DeviceMatrix> p, r;
+  for (int l = 0; l < levels; ++l) {
+    host_p.push_back(KokkosSpGEMM::aggregation_prolongator<Scalar, Ordinal, Offset>(n >> l, 2, true));
+    p.push_back(KokkosSpGEMM::copy_to(exec, host_p.back()));
+    r.push_back(KokkosSpGEMM::transpose(exec, p.back()));
+  }
+  const HostMatrix a0 = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.a);
+  // The reference chain, level by level on the host.
+  HostMatrix ref_a = a0;
+  CaseReference ref;
+  for (int l = 0; l < levels; ++l) {
+    const HostMatrix ap = KokkosSpGEMM::reference_spgemm(ref_a, host_p[l]);
+    const HostMatrix rl = KokkosSpGEMM::to_host(r[l]);
+    if (l + 1 < levels) {
+      ref_a = KokkosSpGEMM::reference_spgemm(rl, ap);
+    } else {
+      ref.product = KokkosSpGEMM::reference_spgemm_with_bounds(rl, ap);
+      ref.available = true;
+    }
+  }
+  // Each level's inputs came through the earlier levels' rounding: a wider tolerance than one product's.
+  const auto checked = [&](const DeviceMatrix& c, bool sorted) {
+    const auto cmp = KokkosSpGEMM::compare_to_reference(c, ref.product, sorted, 64.0 * levels);
+    return cmp.ok ? std::string("ok") : "MISMATCH: " + cmp.message;
+  };
+  std::int64_t products = 0;
+  {
+    std::vector<DeviceMatrix> a(levels + 1);
+    a[0] = KokkosSpGEMM::copy_to(exec, a0);
+    std::vector<KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset>> h(levels);
+    for (int l = 0; l < levels; ++l) {
+      KokkosSpGEMM::galerkin_product(exec, h[l], a[l], p[l], a[l + 1]);
+      products += h[l].products();
+    }
+    const auto chain = [&] {
+      for (int l = 0; l < levels; ++l) KokkosSpGEMM::galerkin_numeric(exec, h[l], a[l], p[l], a[l + 1]);
+    };
+    chain();  // the first reuse calls make the position maps
+    const double t = time_median(repeat, chain);
+    std::size_t kept = 0;
+    for (const auto& hl : h) kept += hl.kept_bytes();
+    results.push_back(
+        {cs.name, "ours_loop_reuse", t, (std::int64_t)a[levels].nnz(), products, kept, checked(a[levels], true)});
+  }
+#if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
+  {
+    std::vector<KkProduct> first(levels), second(levels);
+    std::vector<DeviceMatrix> a(levels + 1), ap(levels);
+    a[0] = KokkosSpGEMM::copy_to(exec, a0);
+    for (int l = 0; l < levels; ++l) {
+      first[l].symbolic(a[l], p[l]);
+      first[l].numeric(a[l], p[l]);
+      ap[l] = first[l].c(a[l].num_rows(), p[l].num_cols());
+      second[l].symbolic(r[l], ap[l]);
+      second[l].numeric(r[l], ap[l]);
+      a[l + 1] = second[l].c(r[l].num_rows(), p[l].num_cols());
+    }
+    const double t = time_median(repeat, [&] {
+      for (int l = 0; l < levels; ++l) {
+        first[l].numeric(a[l], p[l]);
+        second[l].numeric(r[l], ap[l]);
+      }
+    });
+    results.push_back(
+        {cs.name, "kk_loop_reuse", t, (std::int64_t)a[levels].nnz(), products, 0, checked(a[levels], false)});
+  }
+#endif
+#if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
+  try {
+    // Level l's A is level l-1's C: each product points at the arrays of the one before it.
+    std::vector<std::unique_ptr<CuSparseSpGEMM>> first, second;
+    DeviceMatrix da0 = KokkosSpGEMM::copy_to(exec, a0);
+    std::int64_t nnz_a = da0.nnz();
+    const int* a_rows = da0.row_map().data();
+    const int* a_cols = da0.entries().data();
+    const double* a_vals = da0.values().data();
+    std::size_t kept = 0;
+    for (int l = 0; l < levels; ++l) {
+      first.push_back(std::make_unique<CuSparseSpGEMM>(p[l].num_rows(), p[l].num_rows(), p[l].num_cols(), nnz_a, a_rows,
+                                                       a_cols, a_vals, p[l].nnz(), p[l].row_map().data(),
+                                                       p[l].entries().data(), p[l].values().data()));
+      kept += first[l]->reuse_setup();
+      second.push_back(std::make_unique<CuSparseSpGEMM>(
+          r[l].num_rows(), r[l].num_cols(), p[l].num_cols(), r[l].nnz(), r[l].row_map().data(), r[l].entries().data(),
+          r[l].values().data(), first[l]->nnz(), first[l]->c_rows(), first[l]->c_cols(), first[l]->c_vals()));
+      kept += second[l]->reuse_setup();
+      nnz_a = second[l]->nnz();
+      a_rows = second[l]->c_rows();
+      a_cols = second[l]->c_cols();
+      a_vals = second[l]->c_vals();
+    }
+    const double t = time_median(repeat, [&] {
+      for (int l = 0; l < levels; ++l) {
+        first[l]->reuse_compute();
+        second[l]->reuse_compute();
+      }
+    });
+    const auto& last = *second[levels - 1];
+    results.push_back({cs.name, "cusparse_loop_reuse", t, last.nnz(), products, kept,
+                       checked(from_peer(last, r[levels - 1].num_rows(), p[levels - 1].num_cols()), false)});
+  } catch (const std::exception& e) {
+    results.push_back({cs.name, "cusparse_loop_reuse", 0, 0, products, 0, std::string("FAILED: ") + e.what()});
   }
 #endif
 }
@@ -245,7 +372,9 @@ int main(int argc, char* argv[]) {
   PerfArgs args;
   if (!parse_perf_args(argc, argv, "perf_galerkin.csv", args)) return 2;
   return run_suite(cases_or_inputs(args, suite(args.quick)), args, [&](const Case& c, std::vector<Result>& results) {
-    if (c.p.empty()) {
+    if (c.p.rfind("loop:", 0) == 0) {
+      run_loop(c, std::stoi(c.p.substr(5)), args.repeat, results);
+    } else if (c.p.empty()) {
       run_ata(c, args.repeat, results);
     } else {
       run_rap(c, args.repeat, results);
