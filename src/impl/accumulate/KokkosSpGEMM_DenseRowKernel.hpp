@@ -241,10 +241,11 @@ struct DenseRowKernel {
         c_vals[i] = acc[touched[i]];
         if (branch_free) acc[touched[i]] = Scalar();
       }
-    }
-    for (std::int64_t i = 0; i < n; ++i) {
-      bits[touched[i] >> 6] = 0;
-      if constexpr (Summary) summary[touched[i] >> 12] = 0;
+      // Cleared here, not after the if: the other branches return, and nvcc warns of an unreachable loop.
+      for (std::int64_t i = 0; i < n; ++i) {
+        bits[touched[i] >> 6] = 0;
+        if constexpr (Summary) summary[touched[i] >> 12] = 0;
+      }
     }
   }
 };
