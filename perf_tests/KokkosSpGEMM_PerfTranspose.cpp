@@ -172,7 +172,7 @@ int main(int argc, char* argv[]) {
   std::printf("%-22s %-24s %12s %10s  %s\n", "case", "impl", "seconds", "GB/s", "status");
   bool all_ok = true;
   for (const Case& c : cases_or_inputs(args, suite(args.quick, args.matrices))) {
-    if (!args.selected(c.name) || (args.inputs.empty() && !input_available(c.name, c.a))) continue;
+    if (!args.selected(c.name) || !input_available(args, c.name, c.a)) continue;
     std::vector<Row> rows;
     try {
       run_case(c, args.repeat, rows);

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -287,8 +286,7 @@ struct PerfArgs {
 /// Parses the common flags; prints the usage and returns false on an unknown one.
 inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, PerfArgs& args) {
   args.csv = default_csv;
-  const char* env_matrices = std::getenv("KOKKOSSPGEMM_TEST_MATRICES");
-  args.matrices = env_matrices && *env_matrices ? env_matrices : KOKKOSSPGEMM_TEST_MATRICES;
+  args.matrices = KokkosSpGEMM::test_matrices_dir(KOKKOSSPGEMM_TEST_MATRICES);
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--quick") {
@@ -344,9 +342,10 @@ std::vector<Case> cases_or_inputs(const PerfArgs& args, std::vector<Case> suite_
   std::vector<Case> cases;
   for (const std::string& input : args.inputs) {
     std::string name = input.substr(input.find_last_of('/') + 1);
-    for (const char* ext : {".gz", ".mtx"}) {
-      const std::size_t at = name.size() >= std::strlen(ext) ? name.size() - std::strlen(ext) : std::string::npos;
-      if (at != std::string::npos && name.compare(at, std::string::npos, ext) == 0) name.erase(at);
+    for (const std::string ext : {".gz", ".mtx"}) {
+      if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
+        name.erase(name.size() - ext.size());
+      }
     }
     Case c{};
     c.name = name;
@@ -356,13 +355,12 @@ std::vector<Case> cases_or_inputs(const PerfArgs& args, std::vector<Case> suite_
   return cases;
 }
 
-/// Whether a case's input is there: a generator, or a file that opens. A missing file (the SuiteSparse test matrices
-/// are not part of the repository) skips the case with one line, unless $KOKKOSSPGEMM_REQUIRE_TEST_MATRICES is set:
-/// then the case runs and fails (CI sets it, so a skip cannot hide the matrices there).
-inline bool input_available(const std::string& name, const std::string& spec) {
-  if (spec.rfind("gen:", 0) == 0 || std::ifstream(spec).good()) return true;
-  const char* required = std::getenv("KOKKOSSPGEMM_REQUIRE_TEST_MATRICES");
-  if (required && *required && std::string(required) != "0") return true;
+/// Whether a suite case runs: a generator, or a file that opens. A missing suite file (the SuiteSparse test matrices
+/// are not part of the repository) skips the case with one line, unless they are required (test_matrices_required:
+/// CI) or the user named the file (--matrix): then the case runs and fails.
+inline bool input_available(const PerfArgs& args, const std::string& name, const std::string& spec) {
+  if (!args.inputs.empty() || spec.rfind("gen:", 0) == 0 || std::ifstream(spec).good()) return true;
+  if (KokkosSpGEMM::test_matrices_required()) return true;
   std::printf(
       "skipped %s: %s not found (the SuiteSparse test matrices: set KOKKOSSPGEMM_TEST_MATRICES or pass "
       "--matrices DIR)\n",
@@ -383,7 +381,7 @@ int run_suite(const std::vector<Case>& cases, const PerfArgs& args, Run run) {
   int skipped = 0;
   for (const Case& c : cases) {
     if (!args.selected(c.name)) continue;
-    if (args.inputs.empty() && !input_available(c.name, c.a)) {  // a --matrix the user named must be there
+    if (!input_available(args, c.name, c.a)) {
       ++skipped;
       continue;
     }

@@ -5,19 +5,17 @@
 #ifndef KOKKOSSPGEMM_TESTMATRICESDIR_HPP
 #define KOKKOSSPGEMM_TESTMATRICESDIR_HPP
 
+#include <testing/KokkosSpGEMM_TestMatrices.hpp>
+
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <string>
 
 namespace KokkosSpGEMMTest {
 
 /// The folder of the shared SuiteSparse matrices: $KOKKOSSPGEMM_TEST_MATRICES, else the one CMake was given.
-inline std::string test_matrices_dir() {
-  const char* env = std::getenv("KOKKOSSPGEMM_TEST_MATRICES");
-  return env && *env ? std::string(env) : std::string(KOKKOSSPGEMM_TEST_MATRICES);
-}
+inline std::string test_matrices_dir() { return KokkosSpGEMM::test_matrices_dir(KOKKOSSPGEMM_TEST_MATRICES); }
 
 /// Empty when the folder holds MANIFEST.csv; otherwise what is missing.
 inline std::string test_matrices_missing() {
@@ -25,12 +23,6 @@ inline std::string test_matrices_missing() {
   if (dir.empty()) return "no folder given";
   std::ifstream manifest(dir + "/MANIFEST.csv");
   return manifest.good() ? std::string() : "no " + dir + "/MANIFEST.csv";
-}
-
-/// True where a missing folder must fail the tests rather than skip them ($KOKKOSSPGEMM_REQUIRE_TEST_MATRICES).
-inline bool test_matrices_required() {
-  const char* env = std::getenv("KOKKOSSPGEMM_REQUIRE_TEST_MATRICES");
-  return env && *env && std::string(env) != "0";
 }
 
 inline std::string test_matrices_advice(const std::string& missing) {
@@ -45,7 +37,7 @@ inline std::string test_matrices_advice(const std::string& missing) {
   do {                                                                                     \
     const std::string kokkosspgemm_missing_ = ::KokkosSpGEMMTest::test_matrices_missing(); \
     if (!kokkosspgemm_missing_.empty()) {                                                  \
-      if (::KokkosSpGEMMTest::test_matrices_required()) {                                  \
+      if (::KokkosSpGEMM::test_matrices_required()) {                                      \
         FAIL() << ::KokkosSpGEMMTest::test_matrices_advice(kokkosspgemm_missing_)          \
                << " (KOKKOSSPGEMM_REQUIRE_TEST_MATRICES is set)";                          \
       }                                                                                    \

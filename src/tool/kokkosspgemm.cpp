@@ -18,8 +18,10 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -120,41 +122,29 @@ void choose(const Args& args, const std::string& flag, const std::vector<std::pa
   throw UsageError(flag + " takes " + names + ", not '" + value + "'");
 }
 
-/// The value of a whole-number flag in [low, high] (fallback when absent); a UsageError for anything else.
-long long whole_number(const Args& args, const std::string& flag, long long fallback, long long low, long long high) {
+/// The value of a numeric flag in [low, high] (fallback when absent): a whole number for an integral T, any number
+/// for a floating-point T; a UsageError for anything else.
+template <class T>
+T number_flag(const Args& args, const std::string& flag, T fallback, T low, T high) {
   const auto it = args.values.find(flag);
   if (it == args.values.end()) return fallback;
   const std::string& text = it->second;
-  long long v = 0;
+  T v = 0;
   std::size_t used = 0;
   try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size() || v < low || v > high) {
-    throw UsageError(flag + " takes a whole number from " + std::to_string(low) + " to " + std::to_string(high) +
-                     ", not '" + text + "'");
-  }
-  return v;
-}
-
-/// The value of a real-number flag in [low, high] (fallback when absent); a UsageError for anything else.
-double real_number(const Args& args, const std::string& flag, double fallback, double low, double high) {
-  const auto it = args.values.find(flag);
-  if (it == args.values.end()) return fallback;
-  const std::string& text = it->second;
-  double v = 0;
-  std::size_t used = 0;
-  try {
-    v = std::stod(text, &used);
+    if constexpr (std::is_integral<T>::value) {
+      v = std::stoll(text, &used);
+    } else {
+      v = std::stod(text, &used);
+    }
   } catch (const std::exception&) {
     used = 0;
   }
   if (text.empty() || used != text.size() || !(v >= low && v <= high)) {
-    char range[64];
-    std::snprintf(range, sizeof(range), "from %g to %g", low, high);
-    throw UsageError(flag + " takes a number " + range + ", not '" + text + "'");
+    std::ostringstream range;
+    range << low << " to " << high;
+    throw UsageError(flag + " takes " + (std::is_integral<T>::value ? "a whole number" : "a number") + " from " +
+                     range.str() + ", not '" + text + "'");
   }
   return v;
 }
@@ -230,13 +220,13 @@ MultiplySetup setup_multiply(const Args& args) {
           {"hash", KokkosSpGEMM::WideRows::Hash},
           {"bitmap", KokkosSpGEMM::WideRows::Bitmap}},
          s.tuning.wide_rows);
-  s.tuning.scratch_bytes = static_cast<int>(whole_number(args, "--scratch-bytes", 0, 0, 1 << 30));
-  s.repeat = static_cast<int>(whole_number(args, "--repeat", 3, 1, 1000000));
-  s.split.host_fraction = real_number(args, "--host-fraction", 0.0, 0.0, 1.0);
+  s.tuning.scratch_bytes = static_cast<int>(number_flag<long long>(args, "--scratch-bytes", 0, 0, 1 << 30));
+  s.repeat = static_cast<int>(number_flag<long long>(args, "--repeat", 3, 1, 1000000));
+  s.split.host_fraction = number_flag(args, "--host-fraction", 0.0, 0.0, 1.0);
   if (args.has("--check") && args.values.count("--check-rows")) {
     throw UsageError("--check and --check-rows exclude each other (--check-rows is --check for a huge C)");
   }
-  s.check_rows = whole_number(args, "--check-rows", 0, 1, 1000000000);
+  s.check_rows = number_flag<long long>(args, "--check-rows", 0, 1, 1000000000);
   s.out = args.get("--out");
   check_writable("--out", s.out);
   return s;
@@ -422,7 +412,7 @@ RapSetup setup_rap(const Args& args) {
           {"left", KokkosSpGEMM::TripleOrder::LeftFirst},
           {"right", KokkosSpGEMM::TripleOrder::RightFirst}},
          s.galerkin.triple_order);
-  s.repeat = static_cast<int>(whole_number(args, "--repeat", 3, 1, 1000000));
+  s.repeat = static_cast<int>(number_flag<long long>(args, "--repeat", 3, 1, 1000000));
   s.out = args.get("--out");
   check_writable("--out", s.out);
   return s;
@@ -500,7 +490,7 @@ TransposeSetup setup_transpose(const Args& args) {
   s.method_name = args.get("--method", "auto");
   using M = KokkosSpGEMM::TransposeMethod;
   choose(args, "--method", {{"auto", M::Auto}, {"segmerge", M::SegmentedMerge}, {"rowsort", M::RowSort}}, s.method);
-  s.repeat = static_cast<int>(whole_number(args, "--repeat", 1, 1, 1000000));
+  s.repeat = static_cast<int>(number_flag<long long>(args, "--repeat", 1, 1, 1000000));
   check_writable("--out", s.out);
   return s;
 }
