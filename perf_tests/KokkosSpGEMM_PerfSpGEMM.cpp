@@ -8,6 +8,12 @@
 #if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
 #include <interop/KokkosSpGEMM_KokkosKernelsInterop.hpp>
 #endif
+#if defined(KOKKOSSPGEMM_PERF_GRAPHBLAS)
+#include <PeerGraphBLAS.hpp>
+#endif
+#if defined(KOKKOSSPGEMM_PERF_MKL)
+#include <PeerMkl.hpp>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -34,6 +40,20 @@ std::vector<Case> suite(bool quick, const std::string& matrices) {
             {"rmat_s10_e8", "gen:rmat:10:8", ""},
             {"rap_p3d7_12_tentative", "gen:p3d7:12", "gen:prolong:12:2:tentative"},
             {"bcsstk13", matrices + "/bcsstk13.mtx.gz", ""}};
+  }
+  if (!KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
+    // CPUs: the sizes a few cores take in seconds (#31's cases and the shared matrices).
+    std::vector<Case> s = {{"p3d27_40", "gen:p3d27:40", ""},
+                           {"p3d7_80", "gen:p3d7:80", ""},
+                           {"p2d5_1000", "gen:p2d5:1000", ""},
+                           {"rmat_s16_e8", "gen:rmat:16:8", ""},
+                           {"uniform_200k_16", "gen:uniform:200000:200000:16", ""},
+                           {"AP_p3d7_80_tentative", "gen:p3d7:80", "gen:prolong:80:2:tentative"}};
+    for (const char* m :
+         {"ca-CondMat", "p2p-Gnutella31", "cage11", "ct2010", "usroads-48", "PGPgiantcompo", "bcsstk13", "rajat01"}) {
+      s.push_back({m, matrices + "/" + m + ".mtx.gz", ""});
+    }
+    return s;
   }
   std::vector<Case> s = {{"p3d27_100", "gen:p3d27:100", ""},
                          {"p3d7_160", "gen:p3d7:160", ""},
@@ -64,6 +84,10 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
   KokkosSpGEMM::sort_rows(Kokkos::DefaultHostExecutionSpace(), a);
   if (!cs.b.empty()) KokkosSpGEMM::sort_rows(Kokkos::DefaultHostExecutionSpace(), b);
   Kokkos::fence();
+  if (!args.export_dir.empty()) {
+    write_csr_binary(args.export_dir + "/" + cs.name + ".A.csr", a);
+    write_csr_binary(args.export_dir + "/" + cs.name + ".B.csr", b);
+  }
   Exec exec;
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a);
   const DeviceMatrix db = KokkosSpGEMM::copy_to(exec, b);
@@ -148,6 +172,9 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     }
     auto validate = [&](const DeviceMatrix& m) { return options.sorted ? check(m, ref) : check_unsorted(m, ref); };
     const std::string status = validate(one_shot_c);
+    if (!args.export_dir.empty() && name == "ours" && status == "ok") {
+      write_csr_binary(args.export_dir + "/" + cs.name + ".C.csr", KokkosSpGEMM::to_host(one_shot_c));
+    }
     one_shot_c = DeviceMatrix();
     const double reuse = time_median(repeat, [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c); });
     const std::string reuse_status = validate(c);
@@ -221,6 +248,53 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     const MemoryUse again = measure_memory(numeric);
     add_measured("kk", one_shot, reuse, nnz, products, first, again, status, status);
     kh.destroy_spgemm_handle();
+  }
+#endif
+#if defined(KOKKOSSPGEMM_PERF_GRAPHBLAS) || defined(KOKKOSSPGEMM_PERF_MKL)
+  // CPU peers: their C comes back as CSR arrays for the check.
+  std::vector<int> peer_rows, peer_cols;
+  std::vector<double> peer_vals;
+  const auto peer_status = [&](const auto& peer) {
+    peer.export_c(peer_rows, peer_cols, peer_vals);
+    return check_host_csr(peer_rows, peer_cols, peer_vals, da.num_rows(), db.num_cols(), ref);
+  };
+  const auto peer_nnz = [&] { return static_cast<std::int64_t>(peer_vals.size()); };
+#endif
+#if defined(KOKKOSSPGEMM_PERF_GRAPHBLAS)
+  try {
+    GraphBlasSpGEMM gb(da.num_rows(), da.num_cols(), db.num_cols(), da.row_map().data(), da.entries().data(),
+                       da.values().data(), db.row_map().data(), db.entries().data(), db.values().data(),
+                       exec.concurrency());
+    const double one_shot = time_median(repeat, [&] { gb.one_shot(); });
+    const std::string status = peer_status(gb);
+    add({cs.name, "graphblas_oneshot", one_shot, peer_nnz(), products, 0, status}, -1);
+  } catch (const std::exception& e) {
+    add({cs.name, "graphblas_oneshot", 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
+  }
+#endif
+#if defined(KOKKOSSPGEMM_PERF_MKL)
+  for (const bool sorted : {false, true}) {
+    const std::string impl = sorted ? "mkl_sorted_oneshot" : "mkl_oneshot";
+    try {
+      MklSpGEMM mkl(da.num_rows(), da.num_cols(), db.num_cols(), da.row_map().data(), da.entries().data(),
+                    da.values().data(), db.row_map().data(), db.entries().data(), db.values().data(),
+                    exec.concurrency());
+      const double one_shot = time_median(repeat, [&] { mkl.one_shot(sorted); });
+      const std::string status = peer_status(mkl);
+      add({cs.name, impl, one_shot, peer_nnz(), products, 0, status}, -1);
+    } catch (const std::exception& e) {
+      add({cs.name, impl, 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
+    }
+  }
+  try {
+    MklSpGEMM mkl(da.num_rows(), da.num_cols(), db.num_cols(), da.row_map().data(), da.entries().data(),
+                  da.values().data(), db.row_map().data(), db.entries().data(), db.values().data(), exec.concurrency());
+    mkl.reuse_setup();
+    const double reuse = time_median(repeat, [&] { mkl.reuse_compute(); });
+    const std::string status = peer_status(mkl);
+    add({cs.name, "mkl_sp2m_reuse", reuse, peer_nnz(), products, 0, status}, -1);
+  } catch (const std::exception& e) {
+    add({cs.name, "mkl_sp2m_reuse", 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
   }
 #endif
 #if defined(KOKKOSSPGEMM_PERF_CUSPARSE)

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -218,6 +219,17 @@ inline std::string check_unsorted(const DeviceMatrix& c, const CaseReference& re
   return check(KokkosSpGEMM::copy_to(Exec(), hc), ref);
 }
 
+/// Checks a CPU peer's C, exported as CSR arrays (rows in any order).
+inline std::string check_host_csr(const std::vector<int>& rows, const std::vector<int>& cols,
+                                  const std::vector<double>& vals, Ordinal num_rows, Ordinal num_cols,
+                                  const CaseReference& ref) {
+  HostMatrix hc("peer_c", num_rows, num_cols, static_cast<Ordinal>(vals.size()));
+  std::copy(rows.begin(), rows.end(), hc.row_map().data());
+  std::copy(cols.begin(), cols.end(), hc.entries().data());
+  std::copy(vals.begin(), vals.end(), hc.values().data());
+  return check_unsorted(KokkosSpGEMM::copy_to(Exec(), hc), ref);
+}
+
 /// A copy of a vendor peer's C (cuSPARSE, rocSPARSE: c_rows/c_cols/c_vals/nnz) as our matrix type, for validation.
 template <class Peer>
 DeviceMatrix from_peer(const Peer& peer, Ordinal rows, Ordinal cols) {
@@ -230,6 +242,22 @@ DeviceMatrix from_peer(const Peer& peer, Ordinal rows, Ordinal cols) {
   Kokkos::deep_copy(out.entries(), c);
   Kokkos::deep_copy(out.values(), v);
   return out;
+}
+
+/// Writes m for a peer in another process (perf_tests/scipy_peer.py reads it with numpy): three int64 (rows, columns,
+/// entries), the row map as int64, the columns as int32 and the values as float64, native byte order.
+inline void write_csr_binary(const std::string& path, const HostMatrix& m) {
+  std::ofstream out(path, std::ios::binary);
+  const std::int64_t head[3] = {m.num_rows(), m.num_cols(), static_cast<std::int64_t>(m.nnz())};
+  out.write(reinterpret_cast<const char*>(head), sizeof(head));
+  for (Ordinal i = 0; i <= m.num_rows(); ++i) {
+    const std::int64_t offset = m.row_map()(i);
+    out.write(reinterpret_cast<const char*>(&offset), sizeof(offset));
+  }
+  static_assert(sizeof(Ordinal) == 4 && sizeof(Scalar) == 8, "the format's int32 columns and float64 values");
+  out.write(reinterpret_cast<const char*>(m.entries().data()), static_cast<std::streamsize>(m.nnz() * sizeof(Ordinal)));
+  out.write(reinterpret_cast<const char*>(m.values().data()), static_cast<std::streamsize>(m.nnz() * sizeof(Scalar)));
+  if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 /// Prints the table header and the CSV header.
@@ -278,6 +306,7 @@ struct PerfArgs {
   std::vector<std::string> inputs;   ///< --matrix FILE, repeatable: these cases (each A*A, or as the suite treats A)
                                      ///< instead of the suite
   std::vector<std::string> methods;  ///< --methods a,b,...: also time ours with these algorithms (PerfSpGEMM)
+  std::string export_dir;  ///< --export DIR: each case's A, B and our checked C for peers outside the process (scipy)
   bool selected(const std::string& name) const {
     return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
   }
@@ -319,13 +348,15 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.only.push_back(argv[++i]);
     } else if (k == "--matrix" && i + 1 < argc) {
       args.inputs.push_back(argv[++i]);
+    } else if (k == "--export" && i + 1 < argc) {
+      args.export_dir = argv[++i];
     } else if (k.rfind("--kokkos", 0) != 0) {
       std::fprintf(
           stderr,
           "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--widehash] [--repeat N] [--csv "
           "FILE] [--matrices DIR] "
           "[--case NAME]... [--matrix FILE]... "
-          "[--methods a,b|all]\n",
+          "[--methods a,b|all] [--export DIR]\n",
           argv[0]);
       return false;
     }
@@ -374,7 +405,8 @@ template <class Case, class Run>
 int run_suite(const std::vector<Case>& cases, const PerfArgs& args, Run run) {
   std::ofstream out(args.csv);
   const double bw = measure_copy_bandwidth(args.quick ? (std::size_t(1) << 25) : (std::size_t(1) << 30));
-  std::printf("copy bandwidth (read + write, %s): %.1f GB/s\n", Exec::name(), bw * 1e-9);
+  std::printf("copy bandwidth (read + write, %s, %d threads): %.1f GB/s\n", Exec::name(), Exec().concurrency(),
+              bw * 1e-9);
   out << "# copy_bandwidth_bytes_per_s," << bw << std::endl;
   print_header(out);
   bool all_ok = true;

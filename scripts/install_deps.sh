@@ -2,7 +2,7 @@
 # Installs the Debian packages KokkosSpGEMM needs, only those missing (idempotent). Needs root or sudo.
 set -euo pipefail
 packages=(cmake g++ make pkg-config libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev libgtest-dev zlib1g-dev
-          python3 python3-matplotlib clang)
+          python3 python3-matplotlib python3-scipy libgraphblas-dev clang)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

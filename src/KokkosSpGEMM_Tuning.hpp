@@ -35,14 +35,14 @@ struct Tuning {
   int scratch_bytes = 0;
   /// Upper bound in bytes of the memory pool; 0: sized from the analysis alone.
   std::size_t pool_bytes_limit = 0;
-  /// Auto chooses the CPU dense accumulator when B has at most this many columns (about 8 bytes a column per
+  /// Auto chooses the CPU dense accumulator when B has at most this many columns (about 10 bytes a column per
   /// thread).
   long dense_max_columns = 1L << 21;
   /// Symbolic phase of the CPU dense accumulator: B's rows are compressed into runs of (column / 64, bit mask) when
   /// that shortens B by at least this factor (and saves more products than the two passes over B cost), and each
   /// run then marks up to 64 columns of a row of C at once. The compressed B is freed at the end of the phase.
   /// 1: always; 0: never.
-  double symbolic_compression_ratio = 1.25;
+  double symbolic_compression_ratio = 3.5;
   /// Numeric calls after the first on the same handle and the same C (same entries array) keep C's column indices
   /// and refresh only the values: the hash tables are read in C's column order instead of being extracted and
   /// sorted. A column the tables lack (C's entries changed in between) makes the call redo the full numeric phase.

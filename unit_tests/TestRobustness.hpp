@@ -184,16 +184,12 @@ TEST(TEST_CATEGORY, dense_accumulator_sorts_by_bitmap_or_by_sort) {
   }
 }
 
-// The dense accumulator's numeric phase finds new columns without a branch where C compresses the products less
-// than 4 to 1 and the products outnumber the value slots that must be zeroed first (B's columns a thread), with one
-// elsewhere; branch-free rows leave every value slot zeroed (a row that leaves one behind spoils the next row's sum
-// there). Sorted through the bitmap, the summary bitmap (wide B) or a sort, and unsorted.
-TEST(TEST_CATEGORY, dense_numeric_with_and_without_branches) {
+// The dense accumulator on low compression (200,000 products over 2,000 columns: most products new), on a wide B
+// (rows of C far shorter than B is wide: the sorted walk through the summary bitmap, or the sort), and on high
+// compression (rows of B over 12 columns, each met ~50 times a row); sorted and unsorted, then reuse with new values.
+TEST(TEST_CATEGORY, dense_numeric_on_low_and_high_compression) {
   using Exec = TEST_EXECSPACE;
   if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";
-  Exec exec;
-  // Low compression: 200,000 products over 2,000 columns (branch-free up to 100 threads), and 21,600 over 100,000
-  // columns (zeroing them would outweigh the products); high: rows of B over 12 columns, each met ~50 times a row.
   const auto a = KokkosSpGEMM::uniform_random<double, int, int>(2000, 300, 10, 21);
   const auto b = KokkosSpGEMM::uniform_random<double, int, int>(300, 2000, 10, 22);
   const auto short_a = KokkosSpGEMM::uniform_random<double, int, int>(400, 300, 6, 23);
@@ -204,27 +200,42 @@ TEST(TEST_CATEGORY, dense_numeric_with_and_without_branches) {
     for (int j = 0; j < 30; ++j) rows[k].push_back({(j * 7 + k) % 12, 1.0 + (j + k) % 5});
   }
   const auto narrow = csr_from_rows<double>(300, 40, rows);
-  const std::vector<std::tuple<std::string, HostCsr<double>, HostCsr<double>, bool>> cases = {
-      {"random 2000 x 2000", a, b, KokkosSpGEMM::Impl::concurrency(exec) <= 100},
-      {"wide B", short_a, wide, false},
-      {"12 columns", narrow_a, narrow, false}};
-  for (const auto& [name, x, y, branch_free] : cases) {
+  const std::vector<std::tuple<std::string, HostCsr<double>, HostCsr<double>>> cases = {
+      {"random 2000 x 2000", a, b}, {"wide B", short_a, wide}, {"12 columns", narrow_a, narrow}};
+  for (const auto& [name, x, y] : cases) {
     for (bool sorted : {true, false}) {
       TestOptions o;
       o.algorithm = KokkosSpGEMM::Algorithm::Dense;
       o.sorted = sorted;
-      KokkosSpGEMM::Handle<Exec, double> handle(o);
-      KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
-      const auto dx = KokkosSpGEMM::copy_to(exec, x);
-      const auto dy = KokkosSpGEMM::copy_to(exec, y);
-      KokkosSpGEMM::spgemm_symbolic(exec, handle, dx, dy, c);
-      ASSERT_EQ(KokkosSpGEMM::Impl::state(handle).numeric_configs.size(), 1u) << name;
-      EXPECT_EQ(KokkosSpGEMM::Impl::state(handle).numeric_configs[0].dense_branch_free, branch_free)
-          << name << ": products " << handle.products() << ", nnz(C) " << handle.nnz();
-      KokkosSpGEMM::spgemm_numeric(exec, handle, dx, dy, c);
-      const auto cmp = KokkosSpGEMM::compare_to_reference(c, x, y, sorted);
-      EXPECT_TRUE(cmp.ok) << name << (sorted ? ", sorted: " : ", unsorted: ") << cmp.message;
+      check_reuse_rounds<Exec>(x, y, o, name + (sorted ? ", sorted" : ", unsorted"), 1);
     }
+  }
+}
+
+// The dense accumulator's stamps are 16-bit: a thread's chunk hands out one per row and, after 65,535 rows, clears
+// its stamps and starts again from 1. C = I * B with B's row i = {i mod 65,535, 65,535 + i}: a row that took stamp 0
+// (the pool's clean value) would see its never-touched second column as met; on one thread, in order, row i + 65,535
+// takes row i's stamp, and without the clearing would see its first column, row i's, as met. More rows than 65,535
+// per thread at any thread count; symbolic, numeric (sorted and unsorted) and the reuse gather of C's known columns
+// (without the position map).
+TEST(TEST_CATEGORY, dense_stamps_start_again_after_65535_rows) {
+  using Exec = TEST_EXECSPACE;
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "the dense accumulator is a CPU path";
+  constexpr int period = 65535;
+  const int rows = 70000 * static_cast<int>(KokkosSpGEMM::Impl::concurrency(Exec()));
+  std::vector<std::vector<std::pair<int, double>>> a_rows(rows), b_rows(rows);
+  for (int i = 0; i < rows; ++i) {
+    a_rows[i] = {{i, 1.0}};
+    b_rows[i] = {{i % period, 1.0 + i % 3}, {period + i, 2.0}};
+  }
+  const auto a = csr_from_rows<double>(rows, rows, a_rows);
+  const auto b = csr_from_rows<double>(rows, period + rows, b_rows);
+  for (const bool sorted : {true, false}) {
+    TestOptions o;
+    o.algorithm = KokkosSpGEMM::Algorithm::Dense;
+    o.sorted = sorted;
+    o.reuse_positions = false;
+    check_reuse_rounds<Exec>(a, b, o, sorted ? "sorted" : "unsorted", 2);
   }
 }
 

@@ -1,4 +1,4 @@
-// The CPU dense accumulator: a thread owns B.num_cols() slots (and a bitmap of them) from the memory pool.
+// The CPU dense accumulator: a thread owns B.num_cols() slots (with a stamp each) from the memory pool.
 #ifndef KOKKOSSPGEMM_DENSEROWKERNEL_HPP
 #define KOKKOSSPGEMM_DENSEROWKERNEL_HPP
 
@@ -11,25 +11,34 @@
 namespace KokkosSpGEMM {
 namespace Impl {
 
-/// The dense accumulator (kkSpGEMM's kkdense) for CPU spaces: per thread, in one pool chunk, a bitmap of
-/// B.num_cols() columns and the list of the columns the row touched; in the numeric phase also a value slot per
-/// column, and with Summary a second bitmap of the bitmap's nonzero words. Gather (numeric reuse: C's columns known)
-/// marks columns with byte flags instead of bits: a gather only tests them, and a byte test is cheaper than a bit
-/// test, while a full numeric phase keeps bits (it also stores them, dearer through bytes). Bitmaps, flags and
-/// (branch-free) values are cleared after each row, so a chunk is always clean when free; the pool starts with them
-/// zeroed.
+/// The dense accumulator (kkSpGEMM's kkdense, with Gustavson's marker array) for CPU spaces: per thread, in one pool
+/// chunk, a stamp per column of B, the list of the columns the row touched, a bitmap of B.num_cols() columns for the
+/// sorted walk, and in the numeric phase a value slot per column (with Summary, a second bitmap of the bitmap's
+/// nonzero words).
+///
+/// A column is new in a row when its stamp differs from the row's stamp, a number the chunk's header hands out once
+/// per row: one load, one compare and one store per product, with nothing to clear after the row. A bitmap instead
+/// (the first version) had each product read, modify and write a word that the next product's column often shares,
+/// a chain of store-to-load waits: 3-5 times slower on stencils. Values need no clearing either: a new column's slot
+/// is overwritten. The bitmap is set from the touched list only when the row is emitted by walking it, and the walk
+/// clears it, so a chunk is always clean when free; the pool starts with header, stamps and bitmaps zeroed.
 template <class ExecSpace, bool Numeric, class Views, class Perm, bool Summary = false, bool Gather = false>
 struct DenseRowKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
+  using Stamp = std::uint16_t;
 
-  // Sorted output by walking the bitmap between the row's first and last column (64 columns a word, in order, and
-  // clearing it on the way) when that span has at most this many words per entry and bit of the row's size; else a
-  // sort of the touched list (n log n compares, most of them mispredicted: each costs more than a word of the walk).
-  // With Summary the walk goes over the summary (4,096 columns a word) and visits only nonzero words: for rows much
-  // shorter than B is wide, where empty words take much of the walk, while keeping the summary costs rows that fill
-  // their words.
+  // Sorted output: by walking the bitmap between the row's first and last column (64 columns a word, in order, and
+  // clearing it on the way) when that span has at most walk_words_per_entry words per entry: dense rows, as of 3D
+  // stencils. Else an insertion sort of the touched list, which is linear on the nearly sorted lists of banded
+  // matrices (each entry of A appends a sorted run of B's row), and gives up past insertion_moves_per_entry moves per
+  // entry. Then the walk again where the span has at most scan_words_per_compare words per entry and bit of the
+  // row's size; else a quicksort of the list (n log n compares, most of them mispredicted: each costs more than a
+  // word of the walk). With Summary the walk goes over the summary (4,096 columns a word) and visits only nonzero
+  // words: for rows much shorter than B is wide, where empty words take much of the walk.
+  static constexpr std::int64_t walk_words_per_entry = 8;
+  static constexpr std::int64_t insertion_moves_per_entry = 8;
   static constexpr std::int64_t scan_words_per_compare = 4;
 
   Views v;
@@ -39,15 +48,18 @@ struct DenseRowKernel {
   std::int64_t bound = 0;  // the largest row bound of the bins sharing the pool: the touched list's length
   Pool pool;
   bool sorted = true;
-  /// Full numeric phase: new columns found without a branch (BinConfig::dense_branch_free).
-  bool branch_free = false;
   // With a chunk per thread, a thread's unique token picks its chunk: no shared flags bouncing between cores per
   // row, as the pool's acquire/release would cause.
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
   bool by_token = false;
 
-  // Chunk layout: bitmap (and summary), flags, values, touched list; each part 16-byte aligned (any scalar type).
+  // Chunk layout: header (the last stamp handed out), stamps, bitmap (and summary), values, touched list; each part
+  // 16-byte aligned (any scalar type).
   KOKKOS_INLINE_FUNCTION static std::size_t round16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
+  static constexpr std::size_t header_bytes = 16;
+  KOKKOS_INLINE_FUNCTION static std::size_t stamp_bytes(Ordinal width) {
+    return round16(static_cast<std::size_t>(width) * sizeof(Stamp));
+  }
   KOKKOS_INLINE_FUNCTION static std::size_t bitmap_words(Ordinal width) {
     return (static_cast<std::size_t>(width) + 63) / 64;
   }
@@ -55,25 +67,17 @@ struct DenseRowKernel {
     return Summary ? (bitmap_words(width) + 63) / 64 : 0;
   }
   KOKKOS_INLINE_FUNCTION static std::size_t bitmap_bytes(Ordinal width) {
-    return round16((bitmap_words(width) + summary_words(width)) * 8);
+    return Numeric && !Gather ? round16((bitmap_words(width) + summary_words(width)) * 8) : 0;
   }
-  KOKKOS_INLINE_FUNCTION static std::size_t flag_bytes(Ordinal width) {
-    return Gather ? round16(static_cast<std::size_t>(width)) : 0;
-  }
-  /// The bitmaps and flags, which every row leaves cleared.
-  KOKKOS_INLINE_FUNCTION static std::size_t clean_bytes(Ordinal width) {
-    return bitmap_bytes(width) + flag_bytes(width);
-  }
-  /// What the pool zeroes: the clean part and, branch-free, the values, which every row then also leaves zeroed (its
-  /// adds need no first-touch branch).
-  KOKKOS_INLINE_FUNCTION static std::size_t zeroed_bytes(Ordinal width, bool branch_free) {
-    return clean_bytes(width) + (branch_free && !Gather ? value_bytes(width) : 0);
+  /// What the pool zeroes, and every row leaves as it found it: header, stamps and bitmaps.
+  KOKKOS_INLINE_FUNCTION static std::size_t zeroed_bytes(Ordinal width) {
+    return header_bytes + stamp_bytes(width) + bitmap_bytes(width);
   }
   KOKKOS_INLINE_FUNCTION static std::size_t value_bytes(Ordinal width) {
     return Numeric ? round16(static_cast<std::size_t>(width) * sizeof(Scalar)) : 0;
   }
   KOKKOS_INLINE_FUNCTION static std::size_t chunk_bytes(Ordinal width, std::int64_t bound) {
-    return clean_bytes(width) + value_bytes(width) + static_cast<std::size_t>(bound + 1) * sizeof(Ordinal);
+    return zeroed_bytes(width) + value_bytes(width) + static_cast<std::size_t>(bound + 1) * sizeof(Ordinal);
   }
 
   KOKKOS_INLINE_FUNCTION void release(std::int64_t chunk_id) const {
@@ -82,6 +86,18 @@ struct DenseRowKernel {
     } else {
       pool.release(chunk_id);
     }
+  }
+
+  /// The row's stamp: the chunk's next one. After every 65,535 rows on one chunk the stamps start again from zero:
+  /// clearing width stamps that often costs little next to the rows' work, and two bytes a column halve the
+  /// memory, and the zeroing, of four.
+  KOKKOS_INLINE_FUNCTION Stamp next_stamp(char* chunk, Stamp* stamps) const {
+    Stamp& last = *reinterpret_cast<Stamp*>(chunk);
+    if (last == static_cast<Stamp>(~Stamp(0))) {
+      for (Ordinal c = 0; c < width; ++c) stamps[c] = 0;
+      last = 0;
+    }
+    return ++last;
   }
 
   /// The size of a row of C from the compressed B: each run ORs its mask into the bitmap and counts the new bits;
@@ -109,21 +125,19 @@ struct DenseRowKernel {
 
   /// The size of a row of C, counted without branches: whether a column is new is a coin toss where rows barely
   /// compress, so a branch on it would be mispredicted about every other product.
-  KOKKOS_INLINE_FUNCTION std::int64_t count_columns(Ordinal row, std::uint64_t* bits, Ordinal* touched) const {
+  KOKKOS_INLINE_FUNCTION std::int64_t count_columns(Ordinal row, Stamp* stamps, Stamp stamp) const {
     const auto* b_rows = v.b_rows.data();
     const Ordinal* b_cols = v.b_cols.data();
     std::int64_t n = 0;
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
-      for (auto jb = b_rows[k]; jb < b_rows[k + 1]; ++jb) {
+      const auto end = b_rows[k + 1];
+      for (auto jb = b_rows[k]; jb < end; ++jb) {
         const Ordinal col = b_cols[jb];
-        const std::uint64_t word = bits[col >> 6], bit = std::uint64_t(1) << (col & 63);
-        bits[col >> 6] = word | bit;
-        touched[n] = col;  // kept only when new (the list has a slot to spare)
-        n += !(word & bit);
+        n += stamps[col] != stamp;
+        stamps[col] = stamp;
       }
     }
-    for (std::int64_t i = 0; i < n; ++i) bits[touched[i] >> 6] = 0;
     return n;
   }
 
@@ -131,68 +145,43 @@ struct DenseRowKernel {
     const Ordinal row = perm(first + r);
     const std::int64_t chunk_id = by_token ? static_cast<std::int64_t>(token.acquire()) : pool.acquire(r);
     char* chunk = pool.chunk(chunk_id);
-    std::uint64_t* bits = reinterpret_cast<std::uint64_t*>(chunk);
-    Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + clean_bytes(width) + value_bytes(width));
+    Stamp* stamps = reinterpret_cast<Stamp*>(chunk + header_bytes);
+    std::uint64_t* bits = reinterpret_cast<std::uint64_t*>(chunk + header_bytes + stamp_bytes(width));
+    Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + zeroed_bytes(width) + value_bytes(width));
     if constexpr (!Numeric) {
-      v.row_sizes(row) =
-          v.bc_rows.extent(0) > 0 ? count_compressed(row, bits, touched) : count_columns(row, bits, touched);
+      // The compressed B marks bits: its bitmap is the stamps' space, which it leaves cleared as it found it.
+      v.row_sizes(row) = v.bc_rows.extent(0) > 0
+                             ? count_compressed(row, reinterpret_cast<std::uint64_t*>(stamps), touched)
+                             : count_columns(row, stamps, next_stamp(chunk, stamps));
     } else {
-      accumulate(row, bits, reinterpret_cast<unsigned char*>(chunk + bitmap_bytes(width)),
-                 reinterpret_cast<Scalar*>(chunk + clean_bytes(width)), touched);
+      accumulate(row, stamps, next_stamp(chunk, stamps), bits, reinterpret_cast<Scalar*>(chunk + zeroed_bytes(width)),
+                 touched);
     }
     release(chunk_id);
   }
 
   /// The numeric phase of a row.
-  KOKKOS_INLINE_FUNCTION void accumulate(Ordinal row, std::uint64_t* bits, unsigned char* flags, Scalar* acc,
-                                         Ordinal* touched) const {
-    std::uint64_t* summary = bits + bitmap_words(width);
-    // Raw pointers in locals: stores through the byte flags may alias anything, and would otherwise make the
-    // compiler reload every view's data pointer after each of them.
+  KOKKOS_INLINE_FUNCTION void accumulate(Ordinal row, Stamp* stamps, const Stamp stamp, std::uint64_t* bits,
+                                         Scalar* acc, Ordinal* touched) const {
+    // Raw pointers in locals: stores through the stamps may alias anything, and would otherwise make the compiler
+    // reload every view's data pointer after each of them.
     const auto* b_rows = v.b_rows.data();
     const Ordinal* b_cols = v.b_cols.data();
     const Scalar* b_vals = v.b_vals.data();
     std::int64_t n = 0;
-    std::int64_t lo = width, hi = 0;  // the row's first and last column (with Summary: word)
-    // The row's span takes column col of word w (with Summary: the word, marked in the summary).
-    const auto widen = [&](std::int64_t w, Ordinal col) {
-      if constexpr (Summary) {
-        summary[w >> 6] |= std::uint64_t(1) << (w & 63);
-        lo = w < lo ? w : lo;
-        hi = w > hi ? w : hi;
-      } else {
-        lo = col < lo ? col : lo;
-        hi = col > hi ? col : hi;
-      }
-    };
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
       const Scalar a_val = v.a_vals(e);
       const auto end = b_rows[k + 1];
+      // A branch on whether the column is new: it predicts well on stencils (rows of a pattern that repeats) and
+      // where nearly every product is new; a branch-free form (select the old sum or zero, and count) lost on those
+      // and won nothing on graphs (docs/performance.md).
       for (auto jb = b_rows[k]; jb < end; ++jb) {
         const Ordinal col = b_cols[jb];
-        if constexpr (Gather) {
-          if (!flags[col]) {
-            flags[col] = 1;
-            touched[n++] = col;
-            acc[col] = Scalar();
-          }
-          acc[col] += a_val * b_vals[jb];
-          continue;
-        }
-        const std::int64_t w = col >> 6;
-        const std::uint64_t word = bits[w], bit = std::uint64_t(1) << (col & 63);
-        if (branch_free) {
-          // The values are zero until touched (each row zeroes what it read), so every product just adds.
-          bits[w] = word | bit;
-          touched[n] = col;  // kept only when new (the list has a slot to spare)
-          n += !(word & bit);
-          widen(w, col);
-        } else if (!(word & bit)) {
-          bits[w] = word | bit;
+        if (stamps[col] != stamp) {
+          stamps[col] = stamp;
           touched[n++] = col;
           acc[col] = Scalar();
-          if (!Summary || !word) widen(w, col);
         }
         acc[col] += a_val * b_vals[jb];
       }
@@ -204,47 +193,79 @@ struct DenseRowKernel {
       const std::int64_t size = v.c_rows(row + 1) - v.c_rows(row);
       for (std::int64_t i = 0; i < size; ++i) {
         const Ordinal col = c_cols[i];
-        c_vals[i] = col >= 0 && col < width && flags[col] ? acc[col] : v.missed();
-      }
-      for (std::int64_t i = 0; i < n; ++i) flags[touched[i]] = 0;
-      return;
-    } else if (sorted && n > 1 &&
-               (hi >> 6) - (lo >> 6) < scan_words_per_compare * n * bit_width_u64(static_cast<std::uint64_t>(n))) {
-      // Columns in order from the bitmap(s), cleared on the way.
-      std::int64_t out = 0;
-      const auto emit_word = [&](std::int64_t w) {
-        std::uint64_t word = bits[w];
-        bits[w] = 0;
-        for (; word; word &= word - 1) {
-          const Ordinal col = static_cast<Ordinal>(w * 64 + lowest_bit_u64(word));
-          c_cols[out] = col;
-          c_vals[out++] = acc[col];
-          if (branch_free) acc[col] = Scalar();
-        }
-      };
-      if constexpr (Summary) {
-        for (std::int64_t s = lo >> 6; s <= (hi >> 6); ++s) {
-          std::uint64_t words = summary[s];
-          summary[s] = 0;
-          for (; words; words &= words - 1) emit_word(s * 64 + lowest_bit_u64(words));
-        }
-      } else {
-        for (std::int64_t w = lo >> 6; w <= (hi >> 6); ++w) {
-          if (bits[w]) emit_word(w);
-        }
+        c_vals[i] = col >= 0 && col < width && stamps[col] == stamp ? acc[col] : v.missed();
       }
       return;
     } else {
-      if (sorted) sort_row_sequential(touched, static_cast<Scalar*>(nullptr), n);
+      if (sorted && n > 1) {
+        Ordinal lo = touched[0], hi = touched[0];
+        for (std::int64_t i = 1; i < n; ++i) {
+          lo = touched[i] < lo ? touched[i] : lo;
+          hi = touched[i] > hi ? touched[i] : hi;
+        }
+        const std::int64_t span = Summary ? (hi >> 12) - (lo >> 12) : (hi >> 6) - (lo >> 6);
+        if (span <= walk_words_per_entry * n) {
+          walk_bitmap(touched, n, lo, hi, bits, acc, c_cols, c_vals);
+          return;
+        }
+        if (!insertion_sorted(touched, n)) {
+          if (span < scan_words_per_compare * n * bit_width_u64(static_cast<std::uint64_t>(n))) {
+            walk_bitmap(touched, n, lo, hi, bits, acc, c_cols, c_vals);
+            return;
+          }
+          sort_row_sequential(touched, static_cast<Scalar*>(nullptr), n);
+        }
+      }
       for (std::int64_t i = 0; i < n; ++i) {
         c_cols[i] = touched[i];
         c_vals[i] = acc[touched[i]];
-        if (branch_free) acc[touched[i]] = Scalar();
       }
-      // Cleared here, not after the if: the other branches return, and nvcc warns of an unreachable loop.
-      for (std::int64_t i = 0; i < n; ++i) {
-        bits[touched[i] >> 6] = 0;
-        if constexpr (Summary) summary[touched[i] >> 12] = 0;
+    }
+  }
+
+  /// Insertion sort of keys[0, n) that gives up (false, keys permuted) past insertion_moves_per_entry moves an entry.
+  KOKKOS_INLINE_FUNCTION static bool insertion_sorted(Ordinal* keys, std::int64_t n) {
+    std::int64_t budget = insertion_moves_per_entry * n;
+    for (std::int64_t i = 1; i < n; ++i) {
+      const Ordinal key = keys[i];
+      std::int64_t j = i;
+      for (; j > 0 && keys[j - 1] > key; --j) keys[j] = keys[j - 1];
+      keys[j] = key;
+      budget -= i - j;
+      if (budget < 0) return false;
+    }
+    return true;
+  }
+
+  /// Writes the row's columns in order from the bitmap(s) of its touched list (columns lo to hi), clearing them.
+  KOKKOS_INLINE_FUNCTION void walk_bitmap(const Ordinal* touched, std::int64_t n, Ordinal lo, Ordinal hi,
+                                          std::uint64_t* bits, const Scalar* acc, Ordinal* c_cols,
+                                          Scalar* c_vals) const {
+    std::uint64_t* summary = bits + bitmap_words(width);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const Ordinal col = touched[i];
+      bits[col >> 6] |= std::uint64_t(1) << (col & 63);
+      if constexpr (Summary) summary[col >> 12] |= std::uint64_t(1) << ((col >> 6) & 63);
+    }
+    std::int64_t out = 0;
+    const auto emit_word = [&](std::int64_t w) {
+      std::uint64_t word = bits[w];
+      bits[w] = 0;
+      for (; word; word &= word - 1) {
+        const Ordinal col = static_cast<Ordinal>(w * 64 + lowest_bit_u64(word));
+        c_cols[out] = col;
+        c_vals[out++] = acc[col];
+      }
+    };
+    if constexpr (Summary) {
+      for (std::int64_t s = lo >> 12; s <= (hi >> 12); ++s) {
+        std::uint64_t words = summary[s];
+        summary[s] = 0;
+        for (; words; words &= words - 1) emit_word(s * 64 + lowest_bit_u64(words));
+      }
+    } else {
+      for (std::int64_t w = lo >> 6; w <= (hi >> 6); ++w) {
+        if (bits[w]) emit_word(w);
       }
     }
   }

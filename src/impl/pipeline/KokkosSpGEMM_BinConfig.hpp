@@ -105,9 +105,6 @@ struct BinConfig {
   /// symbolic phase measures them once for the numeric configs, so reuse calls skip that pass).
   std::int64_t max_products = -1;
   std::int64_t max_a_len = -1;
-  /// Dense accumulator, numeric phase: whether a product's column is new is found without a branch (the rule:
-  /// dense_branch_free(), set by the symbolic phase once nnz(C) is known).
-  bool dense_branch_free = false;
 };
 
 /// The scratch bytes a team may use: the option, else the backend default, never more than the runtime maximum.
@@ -175,19 +172,6 @@ bool dense_accumulator_for(const Settings& options, std::int64_t b_cols) {
   return !BackendTraits<ExecSpace>::is_gpu &&
          (options.algorithm == Algorithm::Dense ||
           (options.algorithm == Algorithm::Auto && b_cols <= options.dense_max_columns));
-}
-
-/// Products over nnz(C) below which the dense accumulator's numeric phase finds new columns without a branch: there
-/// a product's column is new often enough that the branch is a coin toss. Where C compresses more, the branch is
-/// well predicted and costs less than the branch-free stores.
-constexpr std::int64_t dense_branch_free_compression = 4;
-
-/// Whether the dense accumulator's numeric phase runs branch-free (BinConfig::dense_branch_free): C compresses the
-/// products less than dense_branch_free_compression to 1, and the products outnumber the value slots the pool then
-/// zeroes first (B's columns for each of `threads` chunks): zeroing more slots than there are products costs more
-/// than the branches save.
-inline bool dense_branch_free(std::int64_t products, std::int64_t nnz, std::int64_t b_cols, std::int64_t threads) {
-  return products < dense_branch_free_compression * nnz && b_cols * threads <= products;
 }
 
 /// The one bin of the dense accumulator over all rows in order (RowBins::in_order); bound: the largest row bound.

@@ -160,7 +160,7 @@ struct OperandItems {
         a_end(static_cast<std::int64_t>(ra) + na),
         b_rows_end(a_end + static_cast<std::int64_t>(rb)) {}
 
-  std::int64_t size() const { return b_rows_end + nb; }
+  KOKKOS_INLINE_FUNCTION std::int64_t size() const { return b_rows_end + nb; }
 
   KOKKOS_INLINE_FUNCTION bool ok(const std::int64_t i) const {
     if (i < ra) return csr_offsets_ok(a_rows, static_cast<std::size_t>(na), static_cast<Ordinal>(i), ra);
@@ -169,7 +169,44 @@ struct OperandItems {
       return csr_offsets_ok(b_rows, static_cast<std::size_t>(nb), static_cast<Ordinal>(i - a_end), rb);
     return csr_column_ok(b_cols, i - b_rows_end, cb);
   }
+  /// How many of items [lo, hi) break the rules: one loop per part of the range (A's rows, A's entries, ...), so
+  /// that a CPU thread's block of items runs without a branch on the part per item, and the column loops vectorize.
+  KOKKOS_INLINE_FUNCTION std::int64_t bad_items(const std::int64_t lo, const std::int64_t hi) const {
+    if (hi - lo == 1) return ok(lo) ? 0 : 1;
+    std::int64_t bad = 0;
+    const auto offsets = [&](const auto& rows, std::int64_t nnz, Ordinal count, std::int64_t start) {
+      const std::int64_t end = start + count;
+      for (std::int64_t i = lo > start ? lo : start; i < (hi < end ? hi : end); ++i)
+        bad += !csr_offsets_ok(rows, static_cast<std::size_t>(nnz), static_cast<Ordinal>(i - start), count);
+    };
+    const auto columns = [&](const auto& cols, Ordinal num_cols, std::int64_t start, std::int64_t end) {
+      using Unsigned = std::make_unsigned_t<Ordinal>;
+      const Ordinal* c = cols.data();
+      for (std::int64_t i = lo > start ? lo : start; i < (hi < end ? hi : end); ++i)
+        bad += static_cast<Unsigned>(c[i - start]) >= static_cast<Unsigned>(num_cols);
+    };
+    offsets(a_rows, na, ra, 0);
+    columns(a_cols, ca, ra, a_end);
+    offsets(b_rows, nb, rb, a_end);
+    columns(b_cols, cb, b_rows_end, size());
+    return bad;
+  }
 };
+
+/// Counts the items that break the rules (Items::bad_items) into result (a number, or a view of one: then without a
+/// wait), in blocks of BackendTraits::flat_items_per_work_item items.
+template <class ExecSpace, class Items, class Result>
+void count_bad_items(const ExecSpace& exec, const char* label, const Items& items, Result&& result) {
+  constexpr std::int64_t block = BackendTraits<ExecSpace>::flat_items_per_work_item;
+  const std::int64_t size = items.size();
+  Kokkos::parallel_reduce(
+      label, Impl::Range<ExecSpace>(exec, 0, (size + block - 1) / block),
+      KOKKOS_LAMBDA(const std::int64_t i, std::uint64_t& count) {
+        count +=
+            static_cast<std::uint64_t>(items.bad_items(i * block, (i + 1) * block < size ? (i + 1) * block : size));
+      },
+      result);
+}
 
 /// The checks of A and B that need no device pass: dimensions agree, and the arrays have the shape of a CSR matrix
 /// with rows (false: the device pass cannot run; check_csr names the problem).
@@ -190,15 +227,9 @@ bool check_operand_shapes(const char* function, const AMatrix& a, const BMatrix&
 /// (or for shapes without rows).
 template <class ExecSpace, class AMatrix, class BMatrix>
 void check_operands(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b) {
-  std::int64_t bad = 0;
+  std::uint64_t bad = 0;
   if (check_operand_shapes(function, a, b)) {
-    const OperandItems<AMatrix, BMatrix> items(a, b);
-    Kokkos::parallel_reduce(
-        "KokkosSpGEMM::InputChecks::operands", Impl::Range<ExecSpace>(exec, 0, items.size()),
-        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& count) {
-          if (!items.ok(i)) ++count;
-        },
-        bad);
+    count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands", OperandItems<AMatrix, BMatrix>(a, b), bad);
     if (bad == 0) return;
   }
   check_csr(exec, function, "A", a);

@@ -34,10 +34,12 @@ std::size_t prepare_numeric_output(const ExecSpace& exec, const Handle& handle, 
   if (c.entries().extent(0) != static_cast<std::size_t>(handle.nnz())) {
     c.set_entries(typename CMatrix::entries_type(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), handle.nnz()));
+    advise_huge_pages(c.entries());
   }
   if (c.values().extent(0) != static_cast<std::size_t>(handle.nnz())) {
     c.set_values(typename CMatrix::values_type(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), handle.nnz()));
+    advise_huge_pages(c.values());
   }
   return budget > 0 ? budget - c_bytes - handle.kept_bytes() : 0;
 }

@@ -424,7 +424,7 @@ class RowKernelLauncher {
         dense_pool =
             Pool(exec, workspace, budgeted_pool_chunks(exec, dense_shared, chunk, options, pool_budget, phase_name),
                  chunk, false);
-        dense_pool.zero_chunk_prefixes(exec, Kernel::zeroed_bytes(width, dense_shared.dense_branch_free));
+        dense_pool.zero_chunk_prefixes(exec, Kernel::zeroed_bytes(width));
         pool_peak = max_of(pool_peak, dense_pool.total_bytes());
       }
       kernel.pool = dense_pool;
@@ -437,7 +437,7 @@ class RowKernelLauncher {
       const auto run = [&](auto summary, auto gather) {
         launch(
             DenseRowKernel<ExecSpace, Numeric, Views, P, decltype(summary)::value, decltype(gather)::value>{
-                v, rows_perm, first, width, dense_shared.bound, Pool(), options.sorted, dense_shared.dense_branch_free},
+                v, rows_perm, first, width, dense_shared.bound, Pool(), options.sorted},
             name);
       };
       using Yes = std::true_type;

@@ -251,9 +251,6 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   if (in_order) {
     st.numeric_bins = bins;
     st.numeric_configs = st.symbolic_configs;
-    for (BinConfig& cfg : st.numeric_configs) {
-      cfg.dense_branch_free = dense_branch_free(totals.products, nnz, b.num_cols(), concurrency(exec));
-    }
   } else if (!rmerge) {
     Settings hash_family = st.settings;
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;

@@ -9,6 +9,7 @@
 #include <compat/KokkosSpGEMM_Compat.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
 #include <impl/accumulate/KokkosSpGEMM_MergePath.hpp>
+#include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionMap.hpp>
 
 #include <cstdint>
@@ -382,8 +383,9 @@ struct ReplayTeamRowKernel {
 
 /// Operands not checked beside the replay (they passed check_operands before it).
 struct NoOperandItems {
-  std::int64_t size() const { return 0; }
+  KOKKOS_INLINE_FUNCTION std::int64_t size() const { return 0; }
   KOKKOS_INLINE_FUNCTION bool ok(std::int64_t) const { return true; }
+  KOKKOS_INLINE_FUNCTION std::int64_t bad_items(std::int64_t, std::int64_t) const { return 0; }
 };
 
 /// Counts the rows and entries of A and B (OperandItems) that break the CSR rules into status(2), on the device (no
@@ -392,12 +394,7 @@ struct NoOperandItems {
 template <class ExecSpace, class Items, class Status>
 void check_operands_beside(const ExecSpace& exec, const Items& items, const Status& status) {
   if (items.size() == 0) return;
-  Kokkos::parallel_reduce(
-      "KokkosSpGEMM::InputChecks::operands_beside_replay", Impl::Range<ExecSpace>(exec, 0, items.size()),
-      KOKKOS_LAMBDA(const std::int64_t i, std::uint64_t& count) {
-        if (!items.ok(i)) ++count;
-      },
-      Kokkos::subview(status, 2));
+  count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands_beside_replay", items, Kokkos::subview(status, 2));
 }
 
 /// Before a tile replay: every value of C zeroed and the checksum of all of C's columns added to status(1) (which
