@@ -78,11 +78,16 @@ for stage in $stages; do
       done
       ;;
     openmp)
-      # The host build's perf binary (Kokkos and Kokkos Kernels 4.x with OpenMP) on the device host's cores, when
-      # copied to $BIN as KokkosSpGEMM_PerfSpGEMM_OpenMP; OMP_NUM_THREADS picks the cores (default: all).
+      # The host build's perf binary (built with OpenMP, its CPU peers' libraries in $BIN/lib) on the device host's
+      # cores, when copied to $BIN as KokkosSpGEMM_PerfSpGEMM_OpenMP: once per count of OMP_THREAD_COUNTS (default:
+      # all cores), each with PERF_ARGS_<count> when set, else PERF_ARGS.
       [ -x "$bin/KokkosSpGEMM_PerfSpGEMM_OpenMP" ] || { echo "no OpenMP perf binary"; continue; }
-      OMP_PROC_BIND=spread OMP_PLACES=threads "$bin/KokkosSpGEMM_PerfSpGEMM_OpenMP" --unsorted \
-        --csv "$out/perf_openmp.csv" ${PERF_ARGS:-} 2>&1 | tee "$out/perf_openmp.log"
+      for threads in ${OMP_THREAD_COUNTS:-$(nproc)}; do
+        args_var="PERF_ARGS_$threads"
+        LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}" OMP_NUM_THREADS=$threads OMP_PROC_BIND=spread \
+          OMP_PLACES=threads "$bin/KokkosSpGEMM_PerfSpGEMM_OpenMP" --unsorted --csv "$out/perf_openmp_$threads.csv" \
+          ${!args_var:-${PERF_ARGS:-}} 2>&1 | tee "$out/perf_openmp_$threads.log"
+      done
       ;;
   esac
 done
