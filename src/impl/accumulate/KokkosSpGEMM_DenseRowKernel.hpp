@@ -19,8 +19,8 @@ namespace Impl {
 /// A column is new in a row when its stamp differs from the row's stamp, a number the chunk's header hands out once
 /// per row: one load, one compare and one store per product, with nothing to clear after the row. A bitmap instead
 /// (the first version) had each product read, modify and write a word that the next product's column often shares,
-/// a chain of store-to-load waits: 3-5 times slower on stencils. Values need no clearing either: a new column's slot
-/// is overwritten. The bitmap is set from the touched list only when the row is emitted by walking it, and the walk
+/// a chain of store-to-load waits (docs/performance.md). Values need no clearing either: a new column's slot is
+/// overwritten. The bitmap is set from the touched list only when the row is emitted by walking it, and the walk
 /// clears it, so a chunk is always clean when free; the pool starts with header, stamps and bitmaps zeroed.
 template <class ExecSpace, bool Numeric, class Views, class Perm, bool Summary = false, bool Gather = false>
 struct DenseRowKernel {
