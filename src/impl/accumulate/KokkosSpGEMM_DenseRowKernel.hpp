@@ -141,21 +141,30 @@ struct DenseRowKernel {
     return n;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t r) const {
-    const Ordinal row = perm(first + r);
-    const std::int64_t chunk_id = by_token ? static_cast<std::int64_t>(token.acquire()) : pool.acquire(r);
+  /// Rows a work item takes: one chunk, taken once, serves a block of rows; per row, a chunk taken and given back
+  /// and a call of the functor cost as much as the products of a short row (A times a tentative prolongator).
+  static constexpr std::int64_t rows_per_item = 32;
+  std::int64_t rows = 0;  // the rows of the launch; work items = ceil(rows / rows_per_item)
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item) const {
+    const std::int64_t begin = item * rows_per_item;
+    const std::int64_t end = begin + rows_per_item < rows ? begin + rows_per_item : rows;
+    const std::int64_t chunk_id = by_token ? static_cast<std::int64_t>(token.acquire()) : pool.acquire(item);
     char* chunk = pool.chunk(chunk_id);
     Stamp* stamps = reinterpret_cast<Stamp*>(chunk + header_bytes);
     std::uint64_t* bits = reinterpret_cast<std::uint64_t*>(chunk + header_bytes + stamp_bytes(width));
     Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + zeroed_bytes(width) + value_bytes(width));
-    if constexpr (!Numeric) {
-      // The compressed B marks bits: its bitmap is the stamps' space, which it leaves cleared as it found it.
-      v.row_sizes(row) = v.bc_rows.extent(0) > 0
-                             ? count_compressed(row, reinterpret_cast<std::uint64_t*>(stamps), touched)
-                             : count_columns(row, stamps, next_stamp(chunk, stamps));
-    } else {
-      accumulate(row, stamps, next_stamp(chunk, stamps), bits, reinterpret_cast<Scalar*>(chunk + zeroed_bytes(width)),
-                 touched);
+    for (std::int64_t r = begin; r < end; ++r) {
+      const Ordinal row = perm(first + r);
+      if constexpr (!Numeric) {
+        // The compressed B marks bits: its bitmap is the stamps' space, which it leaves cleared as it found it.
+        v.row_sizes(row) = v.bc_rows.extent(0) > 0
+                               ? count_compressed(row, reinterpret_cast<std::uint64_t*>(stamps), touched)
+                               : count_columns(row, stamps, next_stamp(chunk, stamps));
+      } else {
+        accumulate(row, stamps, next_stamp(chunk, stamps), bits, reinterpret_cast<Scalar*>(chunk + zeroed_bytes(width)),
+                   touched);
+      }
     }
     release(chunk_id);
   }

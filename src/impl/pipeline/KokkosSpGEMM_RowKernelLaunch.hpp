@@ -429,7 +429,9 @@ class RowKernelLauncher {
       }
       kernel.pool = dense_pool;
       kernel.by_token = dense_pool.num_chunks() >= kernel.token.size();
-      Kokkos::parallel_for(name, Impl::Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, c.rows), kernel);
+      kernel.rows = c.rows;
+      const std::int64_t items = (c.rows + Kernel::rows_per_item - 1) / Kernel::rows_per_item;
+      Kokkos::parallel_for(name, Impl::Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, items), kernel);
     };
     const auto launch_rows = [&](auto rows_perm, const std::string& name) {
       using P = decltype(rows_perm);
