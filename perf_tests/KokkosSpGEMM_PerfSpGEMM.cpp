@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -86,7 +87,7 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
   Kokkos::fence();
   if (!args.export_dir.empty()) {
     write_csr_binary(args.export_dir + "/" + cs.name + ".A.csr", a);
-    write_csr_binary(args.export_dir + "/" + cs.name + ".B.csr", b);
+    if (!cs.b.empty()) write_csr_binary(args.export_dir + "/" + cs.name + ".B.csr", b);
   }
   Exec exec;
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a);
@@ -251,51 +252,46 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
   }
 #endif
 #if defined(KOKKOSSPGEMM_PERF_GRAPHBLAS) || defined(KOKKOSSPGEMM_PERF_MKL)
-  // CPU peers: their C comes back as CSR arrays for the check.
-  std::vector<int> peer_rows, peer_cols;
-  std::vector<double> peer_vals;
-  const auto peer_status = [&](const auto& peer) {
-    peer.export_c(peer_rows, peer_cols, peer_vals);
-    return check_host_csr(peer_rows, peer_cols, peer_vals, da.num_rows(), db.num_cols(), ref);
-  };
-  const auto peer_nnz = [&] { return static_cast<std::int64_t>(peer_vals.size()); };
-#endif
-#if defined(KOKKOSSPGEMM_PERF_GRAPHBLAS)
-  try {
-    GraphBlasSpGEMM gb(da.num_rows(), da.num_cols(), db.num_cols(), da.row_map().data(), da.entries().data(),
-                       da.values().data(), db.row_map().data(), db.entries().data(), db.values().data(),
-                       exec.concurrency());
-    const double one_shot = time_median(repeat, [&] { gb.one_shot(); });
-    const std::string status = peer_status(gb);
-    add({cs.name, "graphblas_oneshot", one_shot, peer_nnz(), products, 0, status}, -1);
-  } catch (const std::exception& e) {
-    add({cs.name, "graphblas_oneshot", 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
-  }
-#endif
-#if defined(KOKKOSSPGEMM_PERF_MKL)
-  for (const bool sorted : {false, true}) {
-    const std::string impl = sorted ? "mkl_sorted_oneshot" : "mkl_oneshot";
+  // CPU peers: a row each, timed by time_peer(peer) (the peer's median time), its C exported as CSR arrays for the
+  // check; a peer that throws is a failed row.
+  const auto add_cpu_peer = [&](const std::string& impl, const auto& make, const auto& time_peer) {
     try {
-      MklSpGEMM mkl(da.num_rows(), da.num_cols(), db.num_cols(), da.row_map().data(), da.entries().data(),
-                    da.values().data(), db.row_map().data(), db.entries().data(), db.values().data(),
-                    exec.concurrency());
-      const double one_shot = time_median(repeat, [&] { mkl.one_shot(sorted); });
-      const std::string status = peer_status(mkl);
-      add({cs.name, impl, one_shot, peer_nnz(), products, 0, status}, -1);
+      const auto peer = make();
+      const double seconds = time_peer(*peer);
+      std::vector<int> rows, cols;
+      std::vector<double> vals;
+      peer->export_c(rows, cols, vals);
+      const std::string status = check_host_csr(rows, cols, vals, da.num_rows(), db.num_cols(), ref);
+      add({cs.name, impl, seconds, static_cast<std::int64_t>(vals.size()), products, 0, status}, -1);
     } catch (const std::exception& e) {
       add({cs.name, impl, 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
     }
+  };
+#endif
+#if defined(KOKKOSSPGEMM_PERF_GRAPHBLAS)
+  add_cpu_peer(
+      "graphblas_oneshot",
+      [&] {
+        return std::make_unique<GraphBlasSpGEMM>(da.num_rows(), da.num_cols(), db.num_cols(), da.row_map().data(),
+                                                 da.entries().data(), da.values().data(), db.row_map().data(),
+                                                 db.entries().data(), db.values().data(), exec.concurrency());
+      },
+      [&](GraphBlasSpGEMM& gb) { return time_median(repeat, [&] { gb.one_shot(); }); });
+#endif
+#if defined(KOKKOSSPGEMM_PERF_MKL)
+  const auto make_mkl = [&] {
+    return std::make_unique<MklSpGEMM>(da.num_rows(), da.num_cols(), db.num_cols(), da.row_map().data(),
+                                       da.entries().data(), da.values().data(), db.row_map().data(),
+                                       db.entries().data(), db.values().data(), exec.concurrency());
+  };
+  for (const bool sorted : {false, true}) {
+    add_cpu_peer(sorted ? "mkl_sorted_oneshot" : "mkl_oneshot", make_mkl,
+                 [&](MklSpGEMM& mkl) { return time_median(repeat, [&] { mkl.one_shot(sorted); }); });
   }
-  try {
-    MklSpGEMM mkl(da.num_rows(), da.num_cols(), db.num_cols(), da.row_map().data(), da.entries().data(),
-                  da.values().data(), db.row_map().data(), db.entries().data(), db.values().data(), exec.concurrency());
+  add_cpu_peer("mkl_sp2m_reuse", make_mkl, [&](MklSpGEMM& mkl) {
     mkl.reuse_setup();
-    const double reuse = time_median(repeat, [&] { mkl.reuse_compute(); });
-    const std::string status = peer_status(mkl);
-    add({cs.name, "mkl_sp2m_reuse", reuse, peer_nnz(), products, 0, status}, -1);
-  } catch (const std::exception& e) {
-    add({cs.name, "mkl_sp2m_reuse", 0, 0, products, 0, std::string("FAILED: ") + e.what()}, -1);
-  }
+    return time_median(repeat, [&] { mkl.reuse_compute(); });
+  });
 #endif
 #if defined(KOKKOSSPGEMM_PERF_CUSPARSE)
   {

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """scipy as a CPU peer of KokkosSpGEMM_PerfSpGEMM, in the same run: times C = A @ B (one thread, unsorted rows as
 scipy leaves them) and A @ B followed by sort_indices (sorted, as ours), on the matrices that
-`KokkosSpGEMM_PerfSpGEMM --export DIR` wrote, checks each C against ours (which PerfSpGEMM checked against the
-reference), and appends rows to that run's CSV.
+`KokkosSpGEMM_PerfSpGEMM --export DIR` wrote (<case>.A.csr, <case>.B.csr unless B is A, and <case>.C.csr, ours,
+which PerfSpGEMM checked against the reference), checks each C against ours, and appends rows to that run's CSV.
 
     KokkosSpGEMM_PerfSpGEMM --export DIR --csv run.csv ...
     python3 perf_tests/scipy_peer.py --export DIR --csv run.csv [--repeat N]
@@ -76,7 +76,8 @@ def main():
         w = csv.writer(out)
         for case in cases:
             a = read_csr(os.path.join(args.export, case + ".A.csr"))
-            b = read_csr(os.path.join(args.export, case + ".B.csr"))
+            b_path = os.path.join(args.export, case + ".B.csr")
+            b = read_csr(b_path) if os.path.exists(b_path) else a  # no B file: A * A
             ours = read_csr(os.path.join(args.export, case + ".C.csr"))
             products = int(np.diff(b.indptr)[a.indices].sum())
 
