@@ -137,7 +137,7 @@ using Teams = Kokkos::TeamPolicy<ExecSpace, LightWeight, Traits...>;
 
 /// Host arrays of at least this many bytes are backed by huge pages where Linux offers them on request
 /// (transparent huge pages in madvise mode): first touch of C's arrays then faults once per 2 MiB instead of per
-/// 4 KiB, which took a third of a one-shot's time on one CPU thread. NumPy does the same for its arrays from 4 MiB.
+/// 4 KiB (measured in docs/performance.md). 4 MiB because NumPy asks the same from that size.
 constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
 
 /// Asks for huge pages under a fresh host view (see huge_page_min_bytes); nothing elsewhere or where refused.
