@@ -139,3 +139,41 @@ function(kokkosspgemm_set_language)
     set_source_files_properties(${ARGN} PROPERTIES LANGUAGE ${_language})
   endif()
 endfunction()
+
+# Trilinos' Tpetra (MPI) for the distributed adapter, taken only when it was built on the Kokkos in use: Debian's
+# Tpetra 13.2 sits beside the Trilinos Kokkos 3.4.01 it was built with, and loading its config next to another
+# Kokkos would mix two Kokkos installs in one program. Sets KokkosSpGEMM_HAS_TPETRA and the target
+# KokkosSpGEMM::TpetraDeps (Tpetra's libraries and headers, and MPI: 13.2 links MPI through mpicxx, not its config).
+macro(kokkosspgemm_find_tpetra)
+  set(KokkosSpGEMM_HAS_TPETRA OFF)
+  if(NOT TARGET KokkosSpGEMM::TpetraDeps)
+    find_file(KokkosSpGEMM_TPETRA_CONFIG TpetraConfig.cmake
+      HINTS ${Tpetra_DIR} ${Tpetra_ROOT} ${Trilinos_ROOT}
+      PATH_SUFFIXES lib/cmake/Tpetra lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake/Tpetra cmake/Tpetra)
+    if(KokkosSpGEMM_TPETRA_CONFIG)
+      get_filename_component(_tpetra_dir "${KokkosSpGEMM_TPETRA_CONFIG}" DIRECTORY)
+      get_filename_component(_tpetra_kokkos "${_tpetra_dir}/../Kokkos" REALPATH)
+      get_filename_component(_our_kokkos "${Kokkos_DIR}" REALPATH)
+      if(NOT _tpetra_kokkos STREQUAL _our_kokkos)
+        message(STATUS "KokkosSpGEMM: leaving Tpetra out (Tpetra in ${_tpetra_dir} was built against the Kokkos in "
+                       "${_tpetra_kokkos}, not ${_our_kokkos}); the distributed adapter is not built")
+      else()
+        find_package(Tpetra CONFIG QUIET PATHS "${_tpetra_dir}" NO_DEFAULT_PATH)
+        find_package(MPI QUIET COMPONENTS CXX)
+        if(Tpetra_FOUND AND MPI_CXX_FOUND)
+          add_library(KokkosSpGEMM::TpetraDeps INTERFACE IMPORTED)
+          target_include_directories(KokkosSpGEMM::TpetraDeps SYSTEM INTERFACE ${Tpetra_INCLUDE_DIRS}
+                                     ${Tpetra_TPL_INCLUDE_DIRS})
+          target_link_libraries(KokkosSpGEMM::TpetraDeps INTERFACE ${Tpetra_LIBRARIES} ${Tpetra_TPL_LIBRARIES}
+                                MPI::MPI_CXX)
+        elseif(NOT MPI_CXX_FOUND)
+          message(STATUS "KokkosSpGEMM: Tpetra found but no MPI for C++ (libopenmpi-dev); the distributed adapter is "
+                         "not built")
+        endif()
+      endif()
+    endif()
+  endif()
+  if(TARGET KokkosSpGEMM::TpetraDeps)
+    set(KokkosSpGEMM_HAS_TPETRA ON)
+  endif()
+endmacro()

@@ -1,7 +1,11 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS kokkosspgemm kokkosspgemm_testing EXPORT KokkosSpGEMMTargets
+set(_targets kokkosspgemm kokkosspgemm_testing)
+if(KokkosSpGEMM_HAS_TPETRA)
+  list(APPEND _targets kokkosspgemm_tpetra)
+endif()
+install(TARGETS ${_targets} EXPORT KokkosSpGEMMTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -15,6 +19,7 @@ install(EXPORT KokkosSpGEMMTargets NAMESPACE KokkosSpGEMM:: DESTINATION ${_cmake
 # The config remembers where Kokkos was found so that a consumer needs no -DKokkos_ROOT of its own.
 set(KokkosSpGEMM_KOKKOS_DIR "${Kokkos_DIR}")
 set(KokkosSpGEMM_KOKKOSKERNELS_DIR "${KokkosKernels_DIR}")
+get_filename_component(KokkosSpGEMM_TPETRA_DIR "${KokkosSpGEMM_TPETRA_CONFIG}" DIRECTORY)
 configure_package_config_file(cmake/KokkosSpGEMMConfig.cmake.in
   ${PROJECT_BINARY_DIR}/KokkosSpGEMMConfig.cmake INSTALL_DESTINATION ${_cmake_dir})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/KokkosSpGEMMConfigVersion.cmake

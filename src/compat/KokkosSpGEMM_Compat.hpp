@@ -1,11 +1,15 @@
-// The only place where Kokkos 3.4 and Kokkos 4.x differ for us: every KOKKOS_VERSION branch lives here.
+// The only place where Kokkos 3.4 and Kokkos 4.x differ for us: every KOKKOS_VERSION branch lives here. So do the
+// Tpetra member names that changed between Trilinos 13.2 and later releases (detected, so no Tpetra include here).
 #ifndef KOKKOSSPGEMM_COMPAT_HPP
 #define KOKKOSSPGEMM_COMPAT_HPP
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #if !defined(KOKKOS_VERSION) || KOKKOS_VERSION < 30400
 #error "KokkosSpGEMM needs Kokkos 3.4 or newer"
@@ -113,6 +117,47 @@ KOKKOS_INLINE_FUNCTION auto sqrt_of(const T& x) {
 #else
   return Kokkos::Experimental::sqrt(x);
 #endif
+}
+
+// Tpetra: Trilinos 13.2 (Debian bookworm) has getNode*; 13.4 added getLocal* and 14 removed getNode*. Matrices:
+// getLocalMatrixDevice (13.2 on) replaced getLocalMatrix (removed in 14).
+template <class T, class = void>
+struct has_get_local_num_elements : std::false_type {};
+template <class T>
+struct has_get_local_num_elements<T, std::void_t<decltype(std::declval<const T&>().getLocalNumElements())>>
+    : std::true_type {};
+template <class Map>
+std::size_t tpetra_local_num_elements(const Map& map) {
+  if constexpr (has_get_local_num_elements<Map>::value) {
+    return map.getLocalNumElements();
+  } else {
+    return map.getNodeNumElements();
+  }
+}
+template <class T, class = void>
+struct has_get_local_num_rows : std::false_type {};
+template <class T>
+struct has_get_local_num_rows<T, std::void_t<decltype(std::declval<const T&>().getLocalNumRows())>> : std::true_type {};
+template <class Matrix>
+std::size_t tpetra_local_num_rows(const Matrix& m) {
+  if constexpr (has_get_local_num_rows<Matrix>::value) {
+    return m.getLocalNumRows();
+  } else {
+    return m.getNodeNumRows();
+  }
+}
+template <class T, class = void>
+struct has_get_local_matrix_device : std::false_type {};
+template <class T>
+struct has_get_local_matrix_device<T, std::void_t<decltype(std::declval<const T&>().getLocalMatrixDevice())>>
+    : std::true_type {};
+template <class Matrix>
+auto tpetra_local_matrix(const Matrix& m) {
+  if constexpr (has_get_local_matrix_device<Matrix>::value) {
+    return m.getLocalMatrixDevice();
+  } else {
+    return m.getLocalMatrix();
+  }
 }
 
 }  // namespace Impl

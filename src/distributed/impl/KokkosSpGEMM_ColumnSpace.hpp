@@ -1,0 +1,75 @@
+// Column spaces of a distributed product. The local product runs over the union U of the global columns of B's
+// local rows and of the imported rows, ordered as Tpetra orders a column map (the columns this rank owns in the
+// domain map first, in domain-map order, then the others grouped by owning rank, by global index within a rank).
+// C's column map keeps the columns of U that occur in C, in U's order, so C's rows stay sorted when relabelled.
+#ifndef KOKKOSSPGEMM_COLUMNSPACE_HPP
+#define KOKKOSSPGEMM_COLUMNSPACE_HPP
+
+#include <KokkosSpGEMM_Errors.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
+
+#include <Teuchos_Array.hpp>
+#include <Teuchos_CommHelpers.hpp>
+#include <Teuchos_RCP.hpp>
+#include <Tpetra_Map.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <tuple>
+#include <vector>
+
+namespace KokkosSpGEMM {
+namespace Distributed {
+namespace Impl {
+
+/// Collective. The global indices `gids` (duplicates allowed) in column-map order over `domain`. Throws
+/// DimensionMismatch (on every rank) when a column is in no rank's part of the domain map.
+template <class Map>
+std::vector<typename Map::global_ordinal_type> column_map_order(const Map& domain,
+                                                                std::vector<typename Map::global_ordinal_type> gids) {
+  using GO = typename Map::global_ordinal_type;
+  using LO = typename Map::local_ordinal_type;
+  std::sort(gids.begin(), gids.end());
+  gids.erase(std::unique(gids.begin(), gids.end()), gids.end());
+  std::vector<LO> owned;
+  std::vector<GO> remote;
+  for (const GO g : gids) {
+    const LO lid = domain.getLocalElement(g);
+    if (lid != Teuchos::OrdinalTraits<LO>::invalid()) {
+      owned.push_back(lid);
+    } else {
+      remote.push_back(g);
+    }
+  }
+  std::sort(owned.begin(), owned.end());
+  Teuchos::Array<int> pids(remote.size());
+  const auto status =
+      domain.getRemoteIndexList(Teuchos::ArrayView<const GO>(remote.data(), remote.size()), pids());  // collective
+  int missing = status == Tpetra::IDNotPresent ? 1 : 0, any_missing = 0;
+  Teuchos::reduceAll<int, int>(*domain.getComm(), Teuchos::REDUCE_MAX, missing, Teuchos::outArg(any_missing));
+  KOKKOSSPGEMM_REQUIRE(any_missing == 0, DimensionMismatch, "Distributed::multiply",
+                       "a column of B (or of an imported row of B) is not in B's domain map on any rank");
+  std::vector<std::tuple<int, GO>> by_rank(remote.size());
+  for (std::size_t k = 0; k < remote.size(); ++k) by_rank[k] = std::make_tuple(pids[k], remote[k]);
+  std::sort(by_rank.begin(), by_rank.end());
+  std::vector<GO> order;
+  order.reserve(gids.size());
+  for (const LO lid : owned) order.push_back(domain.getGlobalElement(lid));
+  for (const auto& t : by_rank) order.push_back(std::get<1>(t));
+  return order;
+}
+
+/// Collective. A map of the given global indices, in that order, on `like`'s communicator and index base.
+template <class Map>
+Teuchos::RCP<const Map> map_of(const Map& like, const std::vector<typename Map::global_ordinal_type>& gids) {
+  using GO = typename Map::global_ordinal_type;
+  return Teuchos::rcp(new Map(Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+                              Teuchos::ArrayView<const GO>(gids.data(), gids.size()), like.getIndexBase(),
+                              like.getComm()));
+}
+
+}  // namespace Impl
+}  // namespace Distributed
+}  // namespace KokkosSpGEMM
+
+#endif
