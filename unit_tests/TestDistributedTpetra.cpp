@@ -38,60 +38,10 @@ long long sum_over_ranks(long long mine) {
   return all;
 }
 
-/// Entries of this rank's rows that differ between x and y (by global row and column; values to 1e-12 relative).
-long long mismatches(const Matrix& x, const Matrix& y) {
-  long long bad = 0;
-  if (!x.getRowMap()->isSameAs(*y.getRowMap())) return 1;  // collective in both calls
-  const auto rows = x.getRowMap();
-  for (std::size_t i = 0; i < rows->getNodeNumElements(); ++i) {
-    const GO g = rows->getGlobalElement(static_cast<LO>(i));
-    std::map<GO, double> a, b;
-    auto load = [&](const Matrix& m, std::map<GO, double>& out) {
-      const std::size_t n = m.getNumEntriesInGlobalRow(g);
-      Teuchos::Array<GO> cols(n);
-      Teuchos::Array<double> vals(n);
-      std::size_t got = 0;
-      m.getGlobalRowCopy(g, cols(), vals(), got);
-      for (std::size_t e = 0; e < got; ++e) out[cols[e]] += vals[e];
-    };
-    load(x, a);
-    load(y, b);
-    if (a.size() != b.size()) {
-      ++bad;
-      continue;
-    }
-    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
-      const double scale = std::max({1.0, std::abs(ia->second), std::abs(ib->second)});
-      if (ia->first != ib->first || std::abs(ia->second - ib->second) > 1e-12 * scale) ++bad;
-    }
-  }
-  return bad;
-}
-
-/// Entries of this rank's rows of x that differ from the global host matrix `ref` (rows and columns by global index).
-long long mismatches(const Matrix& x, const Host& ref) {
-  long long bad = 0;
-  const auto rows = x.getRowMap();
-  for (std::size_t i = 0; i < rows->getNodeNumElements(); ++i) {
-    const GO g = rows->getGlobalElement(static_cast<LO>(i));
-    std::map<GO, double> a, b;
-    const std::size_t n = x.getNumEntriesInGlobalRow(g);
-    Teuchos::Array<GO> cols(n);
-    Teuchos::Array<double> vals(n);
-    std::size_t got = 0;
-    x.getGlobalRowCopy(g, cols(), vals(), got);
-    for (std::size_t e = 0; e < got; ++e) a[cols[e]] += vals[e];
-    for (int e = ref.row_map()(g); e < ref.row_map()(g + 1); ++e) b[ref.entries()(e)] += ref.values()(e);
-    if (a.size() != b.size()) {
-      ++bad;
-      continue;
-    }
-    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
-      const double scale = std::max({1.0, std::abs(ia->second), std::abs(ib->second)});
-      if (ia->first != ib->first || std::abs(ia->second - ib->second) > 1e-12 * scale) ++bad;
-    }
-  }
-  return bad;
+/// Entries of this rank's rows that differ from the reference (values to 1e-12 relative).
+template <class Reference>
+long long mismatches(const Matrix& x, const Reference& reference) {
+  return D::mismatched_entries(x, reference, 1e-12);
 }
 
 /// Tpetra's own C = op(A) * op(B).
@@ -274,6 +224,7 @@ TEST(Distributed, galerkin_pt_a_p_and_r_a_p_with_reuse) {
     D::GalerkinHandle<double, LO, GO, Matrix::node_type> pt;
     Teuchos::RCP<Matrix> ac;
     D::galerkin_symbolic(pt, *da, *dp, ac);
+    EXPECT_TRUE(pt.transposed_product());  // P and A*P share their row map: no P^T across ranks
     EXPECT_EQ(sum_over_ranks(mismatches(*ac, rap(r, a, p))), 0);
     const Host a2 = revalued(a, 1.0), p2 = revalued(p, 0.25);
     const auto da2 = spread(a2, layout);
@@ -289,6 +240,16 @@ TEST(Distributed, galerkin_pt_a_p_and_r_a_p_with_reuse) {
     EXPECT_EQ(sum_over_ranks(mismatches(*ac2, rap(r, a, p))), 0);
     D::galerkin_numeric(explicit_r, *dr, *da2, *dp, *ac2);
     EXPECT_EQ(sum_over_ranks(mismatches(*ac2, rap(r, a2, p))), 0);
+
+    // P laid out unlike A (its rows random, A's range map as P's): P^T is formed by Tpetra's transposer.
+    const auto dp_random = spread(p, RowLayout::Random, da->getDomainMap());
+    D::GalerkinHandle<double, LO, GO, Matrix::node_type> other;
+    Teuchos::RCP<Matrix> ac3;
+    D::galerkin_symbolic(other, *da, *dp_random, ac3);
+    EXPECT_EQ(other.transposed_product(), comm()->getSize() == 1);
+    EXPECT_EQ(sum_over_ranks(mismatches(*ac3, rap(r, a, p))), 0);
+    D::galerkin_numeric(other, *da2, *spread(p2, RowLayout::Random, da->getDomainMap()), *ac3);
+    EXPECT_EQ(sum_over_ranks(mismatches(*ac3, rap(host_transpose(p2), a2, p2))), 0);
   }
 }
 

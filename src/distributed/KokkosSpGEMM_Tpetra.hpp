@@ -14,7 +14,10 @@
 #include <compat/KokkosSpGEMM_Compat.hpp>
 #include <distributed/impl/KokkosSpGEMM_CollectiveErrors.hpp>
 #include <distributed/impl/KokkosSpGEMM_ColumnSpace.hpp>
+#include <distributed/impl/KokkosSpGEMM_LocalMatrices.hpp>
+#include <distributed/impl/KokkosSpGEMM_PhaseTimes.hpp>
 #include <distributed/impl/KokkosSpGEMM_RemoteRows.hpp>
+#include <distributed/impl/KokkosSpGEMM_TransposedProduct.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Teuchos_RCP.hpp>
@@ -27,21 +30,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace KokkosSpGEMM {
 namespace Distributed {
-
-/// Seconds a rank spent in each part of its last call on a handle (the tool reports the maximum over ranks).
-struct PhaseTimes {
-  double transpose = 0;  ///< forming op(A), op(B) when transposed
-  double import = 0;     ///< B's remote rows: plan and exchange (symbolic), values in flight not hidden (numeric)
-  double local = 0;      ///< our local kernel (symbolic + numeric, or numeric)
-  double fill = 0;       ///< C's column map, relabelling, construction and fill-complete (symbolic only)
-  double total = 0;
-};
 
 namespace Impl {
 struct ProductAccess;
@@ -102,35 +98,6 @@ class DistributedHandle {
 };
 
 namespace Impl {
-
-inline double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-/// Unmanaged views of a Tpetra matrix's local arrays as our CsrMatrix (no copy; the matrix must outlive them).
-template <class LocalMatrix, class Matrix>
-LocalMatrix local_view(const Matrix& m, std::size_t cols) {
-  using S = typename LocalMatrix::scalar_type;
-  using O = typename LocalMatrix::ordinal_type;
-  using F = typename LocalMatrix::offset_type;
-  using Space = typename LocalMatrix::memory_space;
-  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  const auto lcl = KokkosSpGEMM::Impl::tpetra_local_matrix(m);
-  Kokkos::View<F*, Space, Unmanaged> row_map(const_cast<F*>(lcl.graph.row_map.data()), lcl.graph.row_map.extent(0));
-  Kokkos::View<O*, Space, Unmanaged> entries(const_cast<O*>(lcl.graph.entries.data()), lcl.graph.entries.extent(0));
-  Kokkos::View<S*, Space, Unmanaged> values(const_cast<S*>(lcl.values.data()), lcl.values.extent(0));
-  return LocalMatrix(static_cast<O>(KokkosSpGEMM::Impl::tpetra_local_num_rows(m)), static_cast<O>(cols), row_map,
-                     entries, values);
-}
-
-template <class Matrix>
-Teuchos::RCP<const Matrix> operand(const Matrix& m, bool transposed) {
-  if (!transposed) return Teuchos::rcpFromRef(m);
-  using Transposer = Tpetra::RowMatrixTransposer<typename Matrix::scalar_type, typename Matrix::local_ordinal_type,
-                                                 typename Matrix::global_ordinal_type, typename Matrix::node_type>;
-  Transposer transposer(Teuchos::rcpFromRef(m));
-  return transposer.createTranspose();
-}
 
 struct ProductAccess {
   template <class H>
@@ -196,9 +163,17 @@ struct ProductAccess {
     const auto b_cols = b->getColMap();
     const std::size_t n_b_cols = tpetra_local_num_elements(*b_cols);
     std::vector<GO> gids;
-    gids.reserve(n_b_cols + received_columns.extent(0));
+    gids.reserve(n_b_cols);
     for (std::size_t j = 0; j < n_b_cols; ++j) gids.push_back(b_cols->getGlobalElement(static_cast<LO>(j)));
-    for (std::size_t e = 0; e < received_columns.extent(0); ++e) gids.push_back(received_columns(e));
+    {
+      // A received row's columns repeat across rows: only those B's column map lacks, once each.
+      std::unordered_set<GO> extra;
+      for (std::size_t e = 0; e < received_columns.extent(0); ++e) {
+        const GO g = received_columns(e);
+        if (b_cols->getLocalElement(g) == Teuchos::OrdinalTraits<LO>::invalid()) extra.insert(g);
+      }
+      gids.insert(gids.end(), extra.begin(), extra.end());
+    }
     const std::vector<GO> union_gids = column_map_order(*b->getDomainMap(), std::move(gids));
     const Teuchos::RCP<const map_type> union_map = map_of(*b_cols, union_gids);
     h.m_times.import = seconds_since(t_import);
@@ -372,7 +347,9 @@ struct ProductAccess {
     const auto t_import = std::chrono::steady_clock::now();
     h.m_remote.start_values(*b, h.m_received);
     double hidden = 0;
-    {
+    // A rank that receives nothing multiplies by B's own values (the local B is B's rows, in B's order).
+    const bool received = h.m_remote.rows() > 0;
+    if (received) {
       const auto t_copy = std::chrono::steady_clock::now();
       const auto head = Kokkos::subview(h.m_b_local.values(), std::make_pair(std::size_t(0), b_view.nnz()));
       Kokkos::deep_copy(head, b_view.values());
@@ -391,8 +368,10 @@ struct ProductAccess {
       // C's values as Tpetra holds them (marked modified where it keeps two copies).
       local_matrix_type c_now(h.m_c_local.num_rows(), h.m_c_local.num_cols(), h.m_c_local.row_map(),
                               h.m_c_local.entries(), c.getLocalValuesView());
+      const local_matrix_type b_now(h.m_b_local.num_rows(), h.m_b_local.num_cols(), h.m_b_local.row_map(),
+                                    h.m_b_local.entries(), received ? h.m_b_local.values() : b_view.values());
       typename H::execution_space exec;
-      spgemm_numeric(exec, h.m_local, a_now, h.m_b_local, c_now);
+      spgemm_numeric(exec, h.m_local, a_now, b_now, c_now);
       exec.fence();
     });
     h.m_times.local = seconds_since(t_local);
@@ -444,7 +423,7 @@ class GalerkinHandle {
   using product_handle = DistributedHandle<Scalar, LO, GO, Node>;
 
   explicit GalerkinHandle(const Options& options = Options(), const Tuning& tuning = Tuning())
-      : m_ap(options, tuning), m_rap(options, tuning) {}
+      : m_options(options), m_tuning(tuning), m_ap(options, tuning), m_rap(options, tuning) {}
   bool has_analysis() const { return m_rap.has_analysis(); }
   const product_handle& ap() const { return m_ap; }
   const product_handle& rap() const { return m_rap; }
@@ -452,16 +431,32 @@ class GalerkinHandle {
   const Teuchos::RCP<matrix_type>& ap_matrix() const { return m_ap_matrix; }
 
   /// Collective. R == nullptr: Ac = Pᵀ*A*P.
+  /// Collective. R == nullptr: Ac = Pᵀ*A*P, where P and A*P share their row map (A's and P's rows laid out alike)
+  /// without Pᵀ formed across ranks (Impl::TransposedProduct), else through Tpetra's transposer.
   void symbolic(const matrix_type* r, const matrix_type& a, const matrix_type& p, Teuchos::RCP<matrix_type>& ac) {
     m_r_is_pt = r == nullptr;
+    m_ptap = std::make_unique<Impl::TransposedProduct<matrix_type>>(m_options, m_tuning);
     multiply_symbolic(m_ap, a, false, p, false, m_ap_matrix);
-    multiply_symbolic(m_rap, m_r_is_pt ? p : *r, m_r_is_pt, *m_ap_matrix, false, ac);
+    m_transposed_product = m_r_is_pt && Impl::TransposedProduct<matrix_type>::applies(p, *m_ap_matrix);
+    if (m_transposed_product) {
+      ac = m_ptap->symbolic(p, *m_ap_matrix);
+    } else {
+      multiply_symbolic(m_rap, m_r_is_pt ? p : *r, m_r_is_pt, *m_ap_matrix, false, ac);
+    }
   }
   void numeric(const matrix_type* r, const matrix_type& a, const matrix_type& p, matrix_type& ac) {
     run_and_agree_r(a, r);
     multiply_numeric(m_ap, a, p, *m_ap_matrix);
-    multiply_numeric(m_rap, m_r_is_pt ? p : *r, *m_ap_matrix, ac);
+    if (m_transposed_product) {
+      m_ptap->numeric(p, *m_ap_matrix, ac);
+    } else {
+      multiply_numeric(m_rap, m_r_is_pt ? p : *r, *m_ap_matrix, ac);
+    }
   }
+  /// Whether Pᵀ*(AP) ran as a transposed product (no Pᵀ formed across ranks).
+  bool transposed_product() const { return m_transposed_product; }
+  /// This rank's times in the last call's second product, R*(AP).
+  const PhaseTimes& rap_times() const { return m_transposed_product ? m_ptap->last_times() : m_rap.last_times(); }
 
  private:
   void run_and_agree_r(const matrix_type& a, const matrix_type* r) const {
@@ -471,9 +466,12 @@ class GalerkinHandle {
           (m_r_is_pt ? "the symbolic phase took R = P^T; pass no R" : "the symbolic phase took an R; pass it again"));
     });
   }
+  Options m_options;
+  Tuning m_tuning;
   product_handle m_ap, m_rap;
+  std::unique_ptr<Impl::TransposedProduct<matrix_type>> m_ptap;
   Teuchos::RCP<matrix_type> m_ap_matrix;
-  bool m_r_is_pt = false;
+  bool m_r_is_pt = false, m_transposed_product = false;
 };
 
 /// Ac = R*A*P, made here (symbolic) or refreshed in place with new values (numeric). Collective.

@@ -5,7 +5,9 @@
 
 #include <KokkosSpGEMM_CsrMatrix.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
 
+#include <Teuchos_Array.hpp>
 #include <Teuchos_CommHelpers.hpp>
 #include <Teuchos_RCP.hpp>
 #include <Tpetra_CrsMatrix.hpp>
@@ -13,6 +15,8 @@
 #include <Tpetra_Map.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -117,6 +121,71 @@ Teuchos::RCP<Matrix> distribute(const CsrMatrix<S, O, F, Kokkos::HostSpace>& glo
   out->doExport(*on_root, spread, Tpetra::INSERT);
   out->fillComplete(domain_map, range_map);
   return out;
+}
+
+/// Entries of this rank's rows of x that differ from a reference (by global row and column; values to `tolerance`
+/// relative, at least absolute). reference(g, row) adds global row g of the reference to `row` (column -> value);
+/// duplicates are summed on both sides. A row counts once per differing entry, or once when the columns differ.
+template <class Matrix, class Reference>
+long long mismatched_entries(const Matrix& x, const Reference& reference, double tolerance) {
+  using GO = typename Matrix::global_ordinal_type;
+  using Scalar = typename Matrix::scalar_type;
+  long long bad = 0;
+  const auto rows = x.getRowMap();
+  for (std::size_t i = 0; i < KokkosSpGEMM::Impl::tpetra_local_num_elements(*rows); ++i) {
+    const GO g = rows->getGlobalElement(static_cast<typename Matrix::local_ordinal_type>(i));
+    std::map<GO, Scalar> mine, theirs;
+    const std::size_t n = x.getNumEntriesInGlobalRow(g);
+    Teuchos::Array<GO> cols(n);
+    Teuchos::Array<Scalar> vals(n);
+    std::size_t got = 0;
+    x.getGlobalRowCopy(g, cols(), vals(), got);
+    for (std::size_t e = 0; e < got; ++e) mine[cols[e]] += vals[e];
+    reference(g, theirs);
+    if (mine.size() != theirs.size()) {
+      ++bad;
+      continue;
+    }
+    for (auto a = mine.begin(), b = theirs.begin(); a != mine.end(); ++a, ++b) {
+      const double scale =
+          std::max({1.0, static_cast<double>(std::abs(a->second)), static_cast<double>(std::abs(b->second))});
+      if (a->first != b->first || std::abs(a->second - b->second) > tolerance * scale) ++bad;
+    }
+  }
+  return bad;
+}
+
+/// The same against another distributed matrix y with the same row map (its rows read where they live here).
+template <class Matrix>
+long long mismatched_entries(const Matrix& x, const Matrix& y, double tolerance) {
+  using GO = typename Matrix::global_ordinal_type;
+  using Scalar = typename Matrix::scalar_type;
+  return mismatched_entries(
+      x,
+      [&](GO g, std::map<GO, Scalar>& row) {
+        const std::size_t n = y.getNumEntriesInGlobalRow(g);
+        Teuchos::Array<GO> cols(n);
+        Teuchos::Array<Scalar> vals(n);
+        std::size_t got = 0;
+        y.getGlobalRowCopy(g, cols(), vals(), got);
+        for (std::size_t e = 0; e < got; ++e) row[cols[e]] += vals[e];
+      },
+      tolerance);
+}
+
+/// The same against a global host matrix (every rank holds it; tests).
+template <class Matrix, class S, class O, class F>
+long long mismatched_entries(const Matrix& x, const CsrMatrix<S, O, F, Kokkos::HostSpace>& global, double tolerance) {
+  using GO = typename Matrix::global_ordinal_type;
+  using Scalar = typename Matrix::scalar_type;
+  return mismatched_entries(
+      x,
+      [&](GO g, std::map<GO, Scalar>& row) {
+        for (auto e = global.row_map()(g); e < global.row_map()(g + 1); ++e) {
+          row[static_cast<GO>(global.entries()(e))] += static_cast<Scalar>(global.values()(e));
+        }
+      },
+      tolerance);
 }
 
 }  // namespace Distributed

@@ -91,34 +91,6 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-/// Entries of this rank's rows that differ between x and y (global indices; values to 1e-10 relative).
-long long mismatches(const Matrix& x, const Matrix& y) {
-  long long bad = 0;
-  const auto rows = x.getRowMap();
-  for (std::size_t i = 0; i < KokkosSpGEMM::Impl::tpetra_local_num_elements(*rows); ++i) {
-    const GO g = rows->getGlobalElement(static_cast<LO>(i));
-    std::map<GO, double> a, b;
-    for (auto* m : {&x, &y}) {
-      const std::size_t n = m->getNumEntriesInGlobalRow(g);
-      Teuchos::Array<GO> cols(n);
-      Teuchos::Array<double> vals(n);
-      std::size_t got = 0;
-      m->getGlobalRowCopy(g, cols(), vals(), got);
-      auto& out = m == &x ? a : b;
-      for (std::size_t e = 0; e < got; ++e) out[cols[e]] += vals[e];
-    }
-    if (a.size() != b.size()) {
-      ++bad;
-      continue;
-    }
-    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
-      const double scale = std::max({1.0, std::abs(ia->second), std::abs(ib->second)});
-      if (ia->first != ib->first || std::abs(ia->second - ib->second) > 1e-10 * scale) ++bad;
-    }
-  }
-  return bad;
-}
-
 /// The matrix named by spec, read on rank 0 and spread over `rows` (domain map: `domain`, or contiguous).
 Teuchos::RCP<Matrix> load(const std::string& spec, D::RowLayout layout, Teuchos::RCP<const Map> range = Teuchos::null,
                           Teuchos::RCP<const Map> domain = Teuchos::null) {
@@ -200,7 +172,8 @@ int run(const Args& args) {
       }
     }));
   }
-  symbolic_times = rap ? galerkin.rap().last_times() : handle.last_times();
+  symbolic_times = rap ? galerkin.rap_times() : handle.last_times();
+  const D::PhaseTimes ap_symbolic = galerkin.ap().last_times();
   for (int k = 0; k < repeat; ++k) {
     reuse.push_back(timed([&] {
       if (rap) {
@@ -210,7 +183,8 @@ int run(const Args& args) {
       }
     }));
   }
-  numeric_times = rap ? galerkin.rap().last_times() : handle.last_times();
+  numeric_times = rap ? galerkin.rap_times() : handle.last_times();
+  const D::PhaseTimes ap_numeric = galerkin.ap().last_times();
   if (root) {
     std::printf("nnz(C)            %llu\n", (unsigned long long)c->getGlobalNumEntries());
     std::printf("ours one-shot     %.6f s (median of %d; symbolic with its first numeric, C made fill-complete)\n",
@@ -218,8 +192,17 @@ int run(const Args& args) {
     std::printf("ours reuse        %.6f s (numeric with new values: B's remote values travel, local replay)\n",
                 median(reuse));
   }
-  print_times(rap ? "last symbolic (R*AP part)" : "last symbolic", symbolic_times);
-  print_times(rap ? "last numeric (R*AP part)" : "last numeric", numeric_times);
+  if (rap) {
+    print_times("last symbolic (A*P part)", ap_symbolic);
+    print_times(galerkin.transposed_product() ? "last symbolic (P^T*AP part)" : "last symbolic (R*AP part)",
+                symbolic_times);
+    print_times("last numeric (A*P part)", ap_numeric);
+    print_times(galerkin.transposed_product() ? "last numeric (P^T*AP part)" : "last numeric (R*AP part)",
+                numeric_times);
+  } else {
+    print_times("last symbolic", symbolic_times);
+    print_times("last numeric", numeric_times);
+  }
   if (!rap) {
     const long long received = sum_over_ranks(static_cast<long long>(handle.received_entries()));
     if (root) std::printf("  B's remote entries received, all ranks: %lld\n", received);
@@ -243,7 +226,7 @@ int run(const Args& args) {
       }));
     }
     for (int k = 0; k < repeat; ++k) t_reuse.push_back(timed(call));  // Tpetra reuses a filled C's structure
-    const long long bad = sum_over_ranks(mismatches(*c, *ct));
+    const long long bad = sum_over_ranks(D::mismatched_entries(*c, *ct, 1e-10));
     if (root) {
       std::printf("Tpetra one-shot   %.6f s (%s)\n", median(t_one),
                   rap ? "TripleMatrixMultiply::MultiplyRAP, R = P^T" : "MatrixMatrix::Multiply");

@@ -1,0 +1,300 @@
+// C = Pᵀ·M for distributed P and M with the same row map (a Galerkin product's Pᵀ·(AP)), without forming Pᵀ across
+// ranks: each rank multiplies the transpose of its own rows of P by its own rows of M (a partial C whose rows are
+// P's columns on this rank), then sends each partial row to the rank that owns that row of C (P's domain map), which
+// sums the contributions. The symbolic phase sends lengths, global columns and values and lays C out; numeric calls
+// refresh the local transpose's values through its source map, replay the local product, send values only and add
+// them at positions found once.
+#ifndef KOKKOSSPGEMM_TRANSPOSEDPRODUCT_HPP
+#define KOKKOSSPGEMM_TRANSPOSEDPRODUCT_HPP
+
+#include <KokkosSpGEMM.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
+#include <distributed/impl/KokkosSpGEMM_CollectiveErrors.hpp>
+#include <distributed/impl/KokkosSpGEMM_ColumnSpace.hpp>
+#include <distributed/impl/KokkosSpGEMM_LocalMatrices.hpp>
+#include <distributed/impl/KokkosSpGEMM_PhaseTimes.hpp>
+#include <operations/KokkosSpGEMM_Transpose.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <Teuchos_Array.hpp>
+#include <Teuchos_RCP.hpp>
+#include <Tpetra_CrsMatrix.hpp>
+#include <Tpetra_Distributor.hpp>
+#include <Tpetra_Export.hpp>
+#include <Tpetra_Import.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <unordered_set>
+#include <vector>
+
+namespace KokkosSpGEMM {
+namespace Distributed {
+namespace Impl {
+
+template <class Matrix>
+class TransposedProduct {
+ public:
+  using LO = typename Matrix::local_ordinal_type;
+  using GO = typename Matrix::global_ordinal_type;
+  using Node = typename Matrix::node_type;
+  using S = typename Matrix::impl_scalar_type;
+  using Space = typename Node::memory_space;
+  using Exec = typename Node::execution_space;
+  using local_matrix_type = CsrMatrix<S, LO, std::size_t, Space>;
+  using local_handle_type = Handle<Exec, S, LO, std::size_t>;
+  using export_type = Tpetra::Export<LO, GO, Node>;
+  using map_type = Tpetra::Map<LO, GO, Node>;
+
+  explicit TransposedProduct(const Options& options = Options(), const Tuning& tuning = Tuning())
+      : m_local(options, tuning) {}
+
+  /// Whether the product applies: P's and M's row maps are the same.
+  static bool applies(const Matrix& p, const Matrix& m) { return p.getRowMap()->isSameAs(*m.getRowMap()); }
+
+  /// Collective. Makes C = Pᵀ·M (rows: P's domain map; domain map: M's domain map), values included.
+  Teuchos::RCP<Matrix> symbolic(const Matrix& p, const Matrix& m) {
+    const auto start = std::chrono::steady_clock::now();
+    m_times = PhaseTimes();
+    const auto comm = p.getComm();
+    using KokkosSpGEMM::Impl::tpetra_local_num_elements;
+    const std::size_t n_pc = tpetra_local_num_elements(*p.getColMap());
+    const std::size_t n_mc = tpetra_local_num_elements(*m.getColMap());
+    const auto p_view = local_view<local_matrix_type>(p, n_pc);
+    const auto m_view = local_view<local_matrix_type>(m, n_mc);
+    LocalVerdict verdict;
+    run_locally(verdict, [&] {
+      m_p_nnz = p_view.nnz();
+      m_m_nnz = m_view.nnz();
+      m_rows = static_cast<std::size_t>(p_view.num_rows());
+      Exec exec;
+      m_pt = transpose_with_source<std::size_t>(exec, p_view);
+      spgemm_symbolic(exec, m_local, m_pt.t, m_view, m_partial);
+      spgemm_numeric(exec, m_local, m_pt.t, m_view, m_partial);
+      exec.fence();
+    });
+    m_times.local = seconds_since(start);
+    agree(*comm, verdict);
+
+    // Partial rows (P's column map) to the owners of C's rows (P's domain map).
+    m_export = Teuchos::rcp(new export_type(p.getColMap(), p.getDomainMap()));
+    const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.row_map());
+    const auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.entries());
+    const auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.values());
+    const auto exports = m_export->getExportLIDs();
+    m_sent_rows.assign(exports.begin(), exports.end());
+    m_send_counts.resize(m_sent_rows.size());
+    std::size_t send_total = 0;
+    for (std::size_t k = 0; k < m_sent_rows.size(); ++k) {
+      const auto r = static_cast<std::size_t>(m_sent_rows[k]);
+      m_send_counts[k] = rows(r + 1) - rows(r);
+      send_total += m_send_counts[k];
+    }
+    const auto remote = m_export->getRemoteLIDs();
+    m_received_rows.assign(remote.begin(), remote.end());
+    Kokkos::View<std::size_t*, Kokkos::HostSpace> send_counts("send_counts", m_sent_rows.size()),
+        receive_counts("receive_counts", m_received_rows.size());
+    for (std::size_t k = 0; k < m_sent_rows.size(); ++k) send_counts(k) = m_send_counts[k];
+    auto& distributor = m_export->getDistributor();
+    distributor.doPostsAndWaits(send_counts, 1, receive_counts);
+    m_receive_counts.resize(m_received_rows.size());
+    std::size_t receive_total = 0;
+    for (std::size_t k = 0; k < m_received_rows.size(); ++k) {
+      m_receive_counts[k] = receive_counts(k);
+      receive_total += receive_counts(k);
+    }
+    const auto m_cols = m.getColMap();
+    Kokkos::View<GO*, Kokkos::HostSpace> send_gids("send_gids", send_total),
+        receive_gids("receive_gids", receive_total);
+    m_send_values = Kokkos::View<S*, Kokkos::HostSpace>("send_values", send_total);
+    m_receive_values = Kokkos::View<S*, Kokkos::HostSpace>("receive_values", receive_total);
+    std::size_t at = 0;
+    for (const LO r : m_sent_rows) {
+      for (auto e = rows(r); e < rows(r + 1); ++e, ++at) {
+        send_gids(at) = m_cols->getGlobalElement(cols(e));
+        m_send_values(at) = vals(e);
+      }
+    }
+    distributor.doPostsAndWaits(send_gids, m_send_counts(), receive_gids, m_receive_counts());
+    distributor.doPostsAndWaits(m_send_values, m_send_counts(), m_receive_values, m_receive_counts());
+    m_times.import = seconds_since(start) - m_times.local;
+
+    // The partial rows this rank keeps: the first getNumSameIDs() rows map to the same local row of C, then the
+    // permuted ones.
+    const std::size_t same = m_export->getNumSameIDs();
+    const auto from = m_export->getPermuteFromLIDs();
+    const auto to = m_export->getPermuteToLIDs();
+    m_kept_from.clear();
+    m_kept_to.clear();
+    for (std::size_t r = 0; r < same; ++r) {
+      m_kept_from.push_back(static_cast<LO>(r));
+      m_kept_to.push_back(static_cast<LO>(r));
+    }
+    m_kept_from.insert(m_kept_from.end(), from.begin(), from.end());
+    m_kept_to.insert(m_kept_to.end(), to.begin(), to.end());
+
+    // C's columns: every global column a contribution brings, ordered as a column map over M's domain map.
+    std::vector<char> used(n_mc, 0);
+    for (std::size_t k = 0; k < m_kept_from.size(); ++k) {
+      const auto r = static_cast<std::size_t>(m_kept_from[k]);
+      for (auto e = rows(r); e < rows(r + 1); ++e) used[static_cast<std::size_t>(cols(e))] = 1;
+    }
+    std::unordered_set<GO> gid_set;
+    for (std::size_t j = 0; j < n_mc; ++j) {
+      if (used[j]) gid_set.insert(m_cols->getGlobalElement(static_cast<LO>(j)));
+    }
+    for (std::size_t e = 0; e < receive_total; ++e) gid_set.insert(receive_gids(e));
+    std::vector<GO> gids(gid_set.begin(), gid_set.end());
+    const std::vector<GO> c_gids = column_map_order(*m.getDomainMap(), gids);
+    const auto c_cols = map_of(*m_cols, c_gids);
+
+    // C's rows: the union of the contributions' columns, sorted by C's column index; then each contribution's entry
+    // gets its position in C.
+    const std::size_t n_c = tpetra_local_num_elements(*p.getDomainMap());
+    std::vector<std::vector<LO>> c_rows(n_c);
+    std::vector<LO> m_col_to_c(n_mc);
+    for (std::size_t j = 0; j < n_mc; ++j) m_col_to_c[j] = c_cols->getLocalElement(m_cols->getGlobalElement(LO(j)));
+    for (std::size_t k = 0; k < m_kept_from.size(); ++k) {
+      const auto r = static_cast<std::size_t>(m_kept_from[k]);
+      auto& row = c_rows[static_cast<std::size_t>(m_kept_to[k])];
+      for (auto e = rows(r); e < rows(r + 1); ++e) row.push_back(m_col_to_c[static_cast<std::size_t>(cols(e))]);
+    }
+    std::vector<LO> received_c_cols(receive_total);
+    at = 0;
+    for (std::size_t k = 0; k < m_received_rows.size(); ++k) {
+      auto& row = c_rows[static_cast<std::size_t>(m_received_rows[k])];
+      for (std::size_t e = 0; e < m_receive_counts[k]; ++e, ++at) {
+        received_c_cols[at] = c_cols->getLocalElement(receive_gids(at));
+        row.push_back(received_c_cols[at]);
+      }
+    }
+    typename Matrix::local_graph_device_type::row_map_type::non_const_type c_row_map("KokkosSpGEMM::PtAP::rows",
+                                                                                     n_c + 1);
+    auto c_rows_host = Kokkos::create_mirror_view(c_row_map);
+    c_rows_host(0) = 0;
+    for (std::size_t i = 0; i < n_c; ++i) {
+      auto& row = c_rows[i];
+      std::sort(row.begin(), row.end());
+      row.erase(std::unique(row.begin(), row.end()), row.end());
+      c_rows_host(i + 1) = c_rows_host(i) + row.size();
+    }
+    const std::size_t c_nnz = c_rows_host(n_c);
+    typename Matrix::local_graph_device_type::entries_type::non_const_type c_entries("KokkosSpGEMM::PtAP::cols", c_nnz);
+    auto c_entries_host = Kokkos::create_mirror_view(c_entries);
+    for (std::size_t i = 0; i < n_c; ++i) {
+      std::copy(c_rows[i].begin(), c_rows[i].end(), c_entries_host.data() + c_rows_host(i));
+    }
+    auto position = [&](std::size_t row, LO col) {
+      const LO* begin = c_entries_host.data() + c_rows_host(row);
+      const LO* end = c_entries_host.data() + c_rows_host(row + 1);
+      return static_cast<std::size_t>(std::lower_bound(begin, end, col) - c_entries_host.data());
+    };
+    m_kept_positions.clear();
+    for (std::size_t k = 0; k < m_kept_from.size(); ++k) {
+      const auto r = static_cast<std::size_t>(m_kept_from[k]);
+      for (auto e = rows(r); e < rows(r + 1); ++e) {
+        m_kept_positions.push_back(
+            position(static_cast<std::size_t>(m_kept_to[k]), m_col_to_c[static_cast<std::size_t>(cols(e))]));
+      }
+    }
+    m_received_positions.resize(receive_total);
+    at = 0;
+    for (std::size_t k = 0; k < m_received_rows.size(); ++k) {
+      for (std::size_t e = 0; e < m_receive_counts[k]; ++e, ++at) {
+        m_received_positions[at] = position(static_cast<std::size_t>(m_received_rows[k]), received_c_cols[at]);
+      }
+    }
+    Kokkos::deep_copy(c_row_map, c_rows_host);
+    Kokkos::deep_copy(c_entries, c_entries_host);
+    typename Matrix::local_matrix_device_type::values_type c_values("KokkosSpGEMM::PtAP::values", c_nnz);
+    auto c = Teuchos::rcp(new Matrix(p.getDomainMap(), c_cols, c_row_map, c_entries, c_values));
+    add_contributions(*c, vals);
+    const auto c_import = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(m.getDomainMap(), c_cols));
+    c->expertStaticFillComplete(m.getDomainMap(), p.getDomainMap(), c_import);
+    m_c = c.get();
+    m_times.total = seconds_since(start);
+    m_times.fill = m_times.total - m_times.local - m_times.import;
+    return c;
+  }
+
+  /// Collective. New values of P and M (same structures on every rank), summed into C in place.
+  void numeric(const Matrix& p, const Matrix& m, Matrix& c) {
+    const auto start = std::chrono::steady_clock::now();
+    m_times = PhaseTimes();
+    const auto comm = p.getComm();
+    const char* function = "Distributed::galerkin_numeric";
+    using KokkosSpGEMM::Impl::tpetra_local_num_elements;
+    const auto p_view = local_view<local_matrix_type>(p, tpetra_local_num_elements(*p.getColMap()));
+    const auto m_view = local_view<local_matrix_type>(m, tpetra_local_num_elements(*m.getColMap()));
+    LocalVerdict verdict;
+    run_locally(verdict, [&] {
+      KOKKOSSPGEMM_REQUIRE(&c == m_c, KokkosSpGEMM::HandleMismatch, function,
+                           "Ac is not the matrix this handle's symbolic phase made");
+      KOKKOSSPGEMM_REQUIRE(
+          p_view.nnz() == m_p_nnz && m_view.nnz() == m_m_nnz && static_cast<std::size_t>(p_view.num_rows()) == m_rows,
+          KokkosSpGEMM::HandleMismatch, function, "P's or A*P's local structure changed since the symbolic phase");
+      Exec exec;
+      refresh_transpose_values(exec, m_pt, p_view);
+      spgemm_numeric(exec, m_local, m_pt.t, m_view, m_partial);
+      exec.fence();
+    });
+    m_times.local = seconds_since(start);
+    agree(*comm, verdict);
+    const auto t_import = std::chrono::steady_clock::now();
+    const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.row_map());
+    const auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.values());
+    std::size_t at = 0;
+    for (const LO r : m_sent_rows) {
+      for (auto e = rows(r); e < rows(r + 1); ++e) m_send_values(at++) = vals(e);
+    }
+    auto& distributor = m_export->getDistributor();
+    distributor.doPosts(m_send_values, m_send_counts(), m_receive_values, m_receive_counts());
+    distributor.doWaits();
+    m_times.import = seconds_since(t_import);
+    add_contributions(c, vals);
+    m_times.total = seconds_since(start);
+    m_times.fill = m_times.total - m_times.local - m_times.import;
+  }
+
+  /// This rank's times in the last call (fill: laying out C and summing the contributions into it).
+  const PhaseTimes& last_times() const { return m_times; }
+
+  const local_handle_type& local_handle() const { return m_local; }
+
+ private:
+  /// C's values = the kept partial rows' values + the received ones, at the positions found by symbolic.
+  template <class Values>
+  void add_contributions(Matrix& c, const Values& partial) {
+    auto values = c.getLocalValuesView();
+    auto host = Kokkos::create_mirror_view(values);
+    Kokkos::deep_copy(host, S(0));
+    const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.row_map());
+    std::size_t at = 0;
+    for (const LO r : m_kept_from) {
+      for (auto e = rows(r); e < rows(r + 1); ++e) host(m_kept_positions[at++]) += partial(e);
+    }
+    for (std::size_t e = 0; e < m_received_positions.size(); ++e) {
+      host(m_received_positions[e]) += m_receive_values(e);
+    }
+    Kokkos::deep_copy(values, host);
+  }
+
+  local_handle_type m_local;
+  TransposeWithSource<S, LO, std::size_t, Space> m_pt;
+  local_matrix_type m_partial;
+  Teuchos::RCP<const export_type> m_export;
+  std::vector<LO> m_sent_rows, m_received_rows, m_kept_from, m_kept_to;
+  Teuchos::Array<std::size_t> m_send_counts, m_receive_counts;
+  std::vector<std::size_t> m_kept_positions, m_received_positions;
+  Kokkos::View<S*, Kokkos::HostSpace> m_send_values, m_receive_values;
+  std::size_t m_p_nnz = 0, m_m_nnz = 0, m_rows = 0;
+  const Matrix* m_c = nullptr;
+  PhaseTimes m_times;
+};
+
+}  // namespace Impl
+}  // namespace Distributed
+}  // namespace KokkosSpGEMM
+
+#endif
