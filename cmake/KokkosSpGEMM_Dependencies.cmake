@@ -140,6 +140,23 @@ function(kokkosspgemm_set_language)
   endif()
 endfunction()
 
+# Flags our MPI tests and benchmarks give mpiexec: KokkosSpGEMM_MPIEXEC_FLAGS (a list) and _STRING. Open MPI needs
+# --oversubscribe for more ranks than cores (small machines) and, as root (CI containers), --allow-run-as-root.
+function(kokkosspgemm_mpiexec_flags)
+  set(_flags ${MPIEXEC_PREFLAGS})
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _version ERROR_QUIET)
+  if(_version MATCHES "Open MPI|OpenRTE")
+    list(APPEND _flags --oversubscribe)
+    execute_process(COMMAND id -u OUTPUT_VARIABLE _uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(_uid STREQUAL "0")
+      list(APPEND _flags --allow-run-as-root)
+    endif()
+  endif()
+  string(REPLACE ";" " " _string "${_flags}")
+  set(KokkosSpGEMM_MPIEXEC_FLAGS "${_flags}" CACHE INTERNAL "mpiexec flags for the MPI tests")
+  set(KokkosSpGEMM_MPIEXEC_FLAGS_STRING "${_string}" CACHE INTERNAL "the same, space-separated")
+endfunction()
+
 # Trilinos' Tpetra (MPI) for the distributed adapter, taken only when it was built on the Kokkos in use: Debian's
 # Tpetra 13.2 sits beside the Trilinos Kokkos 3.4.01 it was built with, and loading its config next to another
 # Kokkos would mix two Kokkos installs in one program. Sets KokkosSpGEMM_HAS_TPETRA and the target
@@ -166,6 +183,7 @@ macro(kokkosspgemm_find_tpetra)
                                      ${Tpetra_TPL_INCLUDE_DIRS})
           target_link_libraries(KokkosSpGEMM::TpetraDeps INTERFACE ${Tpetra_LIBRARIES} ${Tpetra_TPL_LIBRARIES}
                                 MPI::MPI_CXX)
+          kokkosspgemm_mpiexec_flags()
         elseif(NOT MPI_CXX_FOUND)
           message(STATUS "KokkosSpGEMM: Tpetra found but no MPI for C++ (libopenmpi-dev); the distributed adapter is "
                          "not built")

@@ -138,10 +138,12 @@ int run(const Args& args) {
   const bool rap = args.command == "rap";
   const auto a = load(args.flags.at("--a"), layout);
   Teuchos::RCP<Matrix> b;
+  // B (or P) laid out like A: its range map (its row map) is then A's domain map when their sizes agree, and the
+  // product says DimensionMismatch on every rank when they do not.
   if (rap) {
-    b = load(args.flags.at("--p"), layout, a->getDomainMap());
+    b = load(args.flags.at("--p"), layout);
   } else if (args.flags.count("--b") && args.flags.at("--b") != args.flags.at("--a")) {
-    b = load(args.flags.at("--b"), layout, a->getDomainMap());
+    b = load(args.flags.at("--b"), layout);
   } else {
     b = a;
   }
