@@ -123,6 +123,18 @@ Teuchos::RCP<Matrix> distribute(const CsrMatrix<S, O, F, Kokkos::HostSpace>& glo
   return out;
 }
 
+/// Adds this rank's global row g of m to `row` (column -> value, duplicates summed).
+template <class Matrix>
+void add_global_row(const Matrix& m, typename Matrix::global_ordinal_type g,
+                    std::map<typename Matrix::global_ordinal_type, typename Matrix::scalar_type>& row) {
+  const std::size_t n = m.getNumEntriesInGlobalRow(g);
+  Teuchos::Array<typename Matrix::global_ordinal_type> cols(n);
+  Teuchos::Array<typename Matrix::scalar_type> vals(n);
+  std::size_t got = 0;
+  m.getGlobalRowCopy(g, cols(), vals(), got);
+  for (std::size_t e = 0; e < got; ++e) row[cols[e]] += vals[e];
+}
+
 /// Entries of this rank's rows of x that differ from a reference (by global row and column; values to `tolerance`
 /// relative, at least absolute). reference(g, row) adds global row g of the reference to `row` (column -> value);
 /// duplicates are summed on both sides. A row counts once per differing entry, or once when the columns differ.
@@ -135,12 +147,7 @@ long long mismatched_entries(const Matrix& x, const Reference& reference, double
   for (std::size_t i = 0; i < KokkosSpGEMM::Impl::tpetra_local_num_elements(*rows); ++i) {
     const GO g = rows->getGlobalElement(static_cast<typename Matrix::local_ordinal_type>(i));
     std::map<GO, Scalar> mine, theirs;
-    const std::size_t n = x.getNumEntriesInGlobalRow(g);
-    Teuchos::Array<GO> cols(n);
-    Teuchos::Array<Scalar> vals(n);
-    std::size_t got = 0;
-    x.getGlobalRowCopy(g, cols(), vals(), got);
-    for (std::size_t e = 0; e < got; ++e) mine[cols[e]] += vals[e];
+    add_global_row(x, g, mine);
     reference(g, theirs);
     if (mine.size() != theirs.size()) {
       ++bad;
@@ -161,16 +168,7 @@ long long mismatched_entries(const Matrix& x, const Matrix& y, double tolerance)
   using GO = typename Matrix::global_ordinal_type;
   using Scalar = typename Matrix::scalar_type;
   return mismatched_entries(
-      x,
-      [&](GO g, std::map<GO, Scalar>& row) {
-        const std::size_t n = y.getNumEntriesInGlobalRow(g);
-        Teuchos::Array<GO> cols(n);
-        Teuchos::Array<Scalar> vals(n);
-        std::size_t got = 0;
-        y.getGlobalRowCopy(g, cols(), vals(), got);
-        for (std::size_t e = 0; e < got; ++e) row[cols[e]] += vals[e];
-      },
-      tolerance);
+      x, [&](GO g, std::map<GO, Scalar>& row) { add_global_row(y, g, row); }, tolerance);
 }
 
 /// The same against a global host matrix (every rank holds it; tests).
