@@ -1,7 +1,8 @@
 // Worked example: a smoothed-aggregation multigrid hierarchy for 3D Poisson, as a solver's setup builds it.
-// Per level: tentative prolongator from 2x2x2 aggregates, smoothed P = (I - w D^-1 A) P_tent (one spgemm), coarse
-// A = P^T A P (one Galerkin product, P^T kept in its handle). The setup runs once (symbolic + numeric); then, as at
-// every nonlinear step of a solver, A's values change and only the numeric phases run again, level by level.
+// Per level: tentative prolongator from 2x2x2 aggregates, smoothed P = (I - w D^-1 A) P_tent (one fused Jacobi
+// product: no smoother matrix, no sparse add), coarse A = P^T A P (one Galerkin product, P^T kept in its handle).
+// The setup runs once (symbolic + numeric); then, as at every nonlinear step of a solver, A's values change and only
+// the numeric phases run again, level by level.
 //
 //   KokkosSpGEMM_AmgHierarchy [--n 96] [--levels 3] [--steps 3] [--check]
 #include <KokkosSpGEMM.hpp>
@@ -21,27 +22,12 @@ using Matrix = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
 using HostMatrix = KokkosSpGEMM::CsrMatrix<double, int, int, Kokkos::HostSpace>;
 constexpr double omega = 2.0 / 3.0;
 
-/// The smoother's matrix I - w D^-1 A with A's pattern, values written into s (which has A's pattern).
-void smoother_values(const Exec& exec, const Matrix& a, const Matrix& s) {
-  const auto rows = a.row_map();
-  const auto cols = a.entries();
-  const auto vals = a.values();
-  const auto out = s.values();
-  Kokkos::parallel_for(
-      "AmgHierarchy::smoother", Kokkos::RangePolicy<Exec>(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const int i) {
-        double diag = 1.0;
-        for (int e = rows(i); e < rows(i + 1); ++e) {
-          if (cols(e) == i) diag = vals(e);
-        }
-        for (int e = rows(i); e < rows(i + 1); ++e) out(e) = (cols(e) == i ? 1.0 : 0.0) - omega * vals(e) / diag;
-      });
-}
-
 struct Level {
-  int grid = 0;                                           // points per dimension
-  Matrix a, s, p_tent, p, coarse;                         // the next level's a shares coarse's arrays
-  KokkosSpGEMM::Handle<Exec, double> smooth_handle;       // P = S * P_tent
-  KokkosSpGEMM::GalerkinHandle<Exec, double> rap_handle;  // coarse A = P^T A P
+  int grid = 0;                                            // points per dimension
+  Matrix a, p_tent, p, coarse;                             // the next level's a shares coarse's arrays
+  Kokkos::View<double*, Exec::memory_space> dinv;          // 1 / diag(A), refreshed with A's values
+  KokkosSpGEMM::JacobiHandle<Exec, double> smooth_handle;  // P = P_tent - w D^-1 A P_tent
+  KokkosSpGEMM::GalerkinHandle<Exec, double> rap_handle;   // coarse A = P^T A P
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -50,28 +36,28 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 /// Runs level l's products (symbolic + numeric when setup, numeric only otherwise) into l.coarse.
 void build_level(const Exec& exec, Level& l, bool setup) {
-  if (setup) {
-    l.s = Matrix("S", l.a.num_rows(), l.a.num_cols(), l.a.nnz());
-    Kokkos::deep_copy(exec, l.s.row_map(), l.a.row_map());
-    Kokkos::deep_copy(exec, l.s.entries(), l.a.entries());
-  }
-  smoother_values(exec, l.a, l.s);
-  if (setup) KokkosSpGEMM::spgemm_symbolic(exec, l.smooth_handle, l.s, l.p_tent, l.p);
-  KokkosSpGEMM::spgemm_numeric(exec, l.smooth_handle, l.s, l.p_tent, l.p);
+  l.dinv = KokkosSpGEMM::inverse_diagonal(exec, l.a);
+  if (setup) KokkosSpGEMM::jacobi_spgemm_symbolic(exec, l.smooth_handle, l.a, l.p_tent, l.p);
+  KokkosSpGEMM::jacobi_spgemm_numeric(exec, l.smooth_handle, omega, l.dinv, l.a, l.p_tent, l.p);
   if (setup) KokkosSpGEMM::galerkin_symbolic(exec, l.rap_handle, l.a, l.p, l.coarse);
   KokkosSpGEMM::galerkin_numeric(exec, l.rap_handle, l.a, l.p, l.coarse);
 }
 
 /// The level's coarse operator recomputed on the host with the reference, against ours.
 bool check_level(const Level& l, const Matrix& coarse) {
-  const HostMatrix a = KokkosSpGEMM::to_host(l.a), s = KokkosSpGEMM::to_host(l.s);
-  const HostMatrix p = KokkosSpGEMM::reference_spgemm(s, KokkosSpGEMM::to_host(l.p_tent));
+  const HostMatrix a = KokkosSpGEMM::to_host(l.a);
+  std::vector<double> dinv(l.dinv.extent(0));
+  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(dinv.data(), dinv.size()), l.dinv);
+  const auto p_ref = KokkosSpGEMM::reference_jacobi_with_bounds(omega, dinv, a, KokkosSpGEMM::to_host(l.p_tent));
+  const auto p_cmp = KokkosSpGEMM::compare_to_reference(l.p, p_ref);
+  if (!p_cmp.ok) std::printf("  prolongator on %d^3: MISMATCH %s\n", l.grid, p_cmp.message.c_str());
+  const HostMatrix& p = p_ref.c;
   const HostMatrix pt = KokkosSpGEMM::to_host(KokkosSpGEMM::transpose(Exec(), KokkosSpGEMM::copy_to(Exec(), p)));
   const auto cmp = l.rap_handle.order() == KokkosSpGEMM::TripleOrder::LeftFirst
                        ? KokkosSpGEMM::compare_to_reference(coarse, KokkosSpGEMM::reference_spgemm(pt, a), p, true, 16)
                        : KokkosSpGEMM::compare_to_reference(coarse, pt, KokkosSpGEMM::reference_spgemm(a, p), true, 16);
   if (!cmp.ok) std::printf("  level on %d^3: MISMATCH %s\n", l.grid, cmp.message.c_str());
-  return cmp.ok;
+  return p_cmp.ok && cmp.ok;
 }
 
 }  // namespace

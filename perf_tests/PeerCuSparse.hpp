@@ -175,6 +175,63 @@ class CuSparseSpGEMM {
   DeviceBuffer m_c_rows, m_c_cols, m_c_vals, m_kept4, m_kept5;
 };
 
+/// C = X + Y for two sorted CSR matrices of one shape through cuSPARSE's csrgeam2 (the add of the unfused smoothing
+/// step): structure() counts C's row map and allocates C; add() fills C's columns and values (the numeric part a
+/// reuse call repeats).
+class CuSparseGeam {
+ public:
+  CuSparseGeam(int m, int n) : m_m(m), m_n(n) {
+    cusparse_check(cusparseCreate(&m_handle), "cusparseCreate");
+    cusparse_check(cusparseCreateMatDescr(&m_descr), "cusparseCreateMatDescr");
+  }
+  ~CuSparseGeam() {
+    cusparseDestroyMatDescr(m_descr);
+    cusparseDestroy(m_handle);
+  }
+  /// Counts C = X + Y and allocates it with its work buffer; returns the buffer's bytes.
+  std::size_t structure(std::int64_t nnz_x, const int* x_rows, const int* x_cols, const double* x_vals,
+                        std::int64_t nnz_y, const int* y_rows, const int* y_cols, const double* y_vals) {
+    const double one = 1.0;
+    m_rows = DeviceBuffer(sizeof(int) * (static_cast<std::size_t>(m_m) + 1));
+    std::size_t bytes = 0;
+    cusparse_check(cusparseDcsrgeam2_bufferSizeExt(m_handle, m_m, m_n, &one, m_descr, static_cast<int>(nnz_x), x_vals,
+                                                   x_rows, x_cols, &one, m_descr, static_cast<int>(nnz_y), y_vals,
+                                                   y_rows, y_cols, m_descr, nullptr, c_rows(), nullptr, &bytes),
+                   "csrgeam2_bufferSizeExt");
+    m_buffer = DeviceBuffer(bytes);
+    int nnz = 0;
+    cusparse_check(cusparseSetPointerMode(m_handle, CUSPARSE_POINTER_MODE_HOST), "SetPointerMode");
+    cusparse_check(cusparseXcsrgeam2Nnz(m_handle, m_m, m_n, m_descr, static_cast<int>(nnz_x), x_rows, x_cols, m_descr,
+                                        static_cast<int>(nnz_y), y_rows, y_cols, m_descr, static_cast<int*>(m_rows.ptr),
+                                        &nnz, m_buffer.ptr),
+                   "csrgeam2Nnz");
+    m_nnz = nnz;
+    m_cols = DeviceBuffer(sizeof(int) * static_cast<std::size_t>(m_nnz));
+    m_vals = DeviceBuffer(sizeof(double) * static_cast<std::size_t>(m_nnz));
+    return bytes;
+  }
+  void add(std::int64_t nnz_x, const int* x_rows, const int* x_cols, const double* x_vals, std::int64_t nnz_y,
+           const int* y_rows, const int* y_cols, const double* y_vals) {
+    const double one = 1.0;
+    cusparse_check(cusparseDcsrgeam2(m_handle, m_m, m_n, &one, m_descr, static_cast<int>(nnz_x), x_vals, x_rows, x_cols,
+                                     &one, m_descr, static_cast<int>(nnz_y), y_vals, y_rows, y_cols, m_descr,
+                                     static_cast<double*>(m_vals.ptr), static_cast<int*>(m_rows.ptr),
+                                     static_cast<int*>(m_cols.ptr), m_buffer.ptr),
+                   "csrgeam2");
+  }
+  std::int64_t nnz() const { return m_nnz; }
+  const int* c_rows() const { return static_cast<const int*>(m_rows.ptr); }
+  const int* c_cols() const { return static_cast<const int*>(m_cols.ptr); }
+  const double* c_vals() const { return static_cast<const double*>(m_vals.ptr); }
+
+ private:
+  int m_m, m_n;
+  std::int64_t m_nnz = 0;
+  cusparseHandle_t m_handle = nullptr;
+  cusparseMatDescr_t m_descr = nullptr;
+  DeviceBuffer m_rows, m_cols, m_vals, m_buffer;
+};
+
 }  // namespace KokkosSpGEMMPerf
 
 #endif

@@ -2,7 +2,7 @@
 # Runs a prebuilt CUDA build on a GPU machine: unit tests, compute-sanitizer, tool and perf_tests. Expects the
 # binaries in $BIN (default .device/bin) and the shared matrices in $KOKKOSSPGEMM_TEST_MATRICES (default
 # .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, tool, perf, methods,
-# transpose, galerkin, split, example, openmp, profile, reuse (default all but openmp, profile and reuse). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
+# transpose, galerkin, jacobi, compare, split, example, openmp, profile, reuse (default all but openmp, profile and reuse). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${BIN:-$root/.device/bin}"
@@ -50,6 +50,30 @@ for stage in $stages; do
     galerkin)
       "$bin/KokkosSpGEMM_PerfGalerkin" --csv "$out/perf_galerkin.csv" 2>&1 | tee "$out/perf_galerkin.log"
       "$bin/kokkosspgemm" rap --a gen:p3d7:160 --p gen:prolong:160:2:smoothed 2>&1 | tee "$out/tool_rap.log"
+      ;;
+    jacobi)
+      "$bin/KokkosSpGEMM_PerfJacobi" --csv "$out/perf_jacobi.csv" ${PERF_ARGS:-} 2>&1 | tee "$out/perf_jacobi.log"
+      "$bin/kokkosspgemm" jacobi --a gen:p3d27:100 --p gen:prolong:100:2:tentative --omega 0.6667 2>&1 |
+        tee "$out/tool_jacobi.log"
+      ;;
+    compare)
+      # The same products through two builds' tools in one call ($BIN_BEFORE, then $BIN), alternating: one-shot
+      # (spgemm) and reuse-numeric medians. COMPARE_INPUTS: A or A,B specs (B defaults to A).
+      for m in ${COMPARE_INPUTS:-gen:p3d27:100 gen:p3d7:160 gen:p2d5:2000 gen:uniform:1000000:1000000:32 \
+        gen:rmat:18:8 gen:p3d27:100,gen:prolong:100:2:tentative gen:elast:40:3,gen:blockprolong:40:2:3 \
+        gen:p3d7:160,gen:prolong:160:2:smoothed $KOKKOSSPGEMM_TEST_MATRICES/cage11.mtx.gz \
+        $KOKKOSSPGEMM_TEST_MATRICES/ca-CondMat.mtx.gz $KOKKOSSPGEMM_TEST_MATRICES/bcsstk13.mtx.gz}; do
+        a="${m%%,*}"
+        b_flag=""
+        [ "$m" != "$a" ] && b_flag="--b ${m#*,}"
+        for round in 1 2; do
+          for build in "${BIN_BEFORE:?set BIN_BEFORE}" "$bin"; do
+            line=$("$build/kokkosspgemm" multiply --a "$a" $b_flag --repeat 5 2>&1 |
+              grep -E "^(spgemm one-shot|reuse numeric)" | awk '{printf "%s ", $3}')
+            echo "$(basename "$a") $b_flag | $(basename "$build") round $round | one-shot, reuse (s): $line"
+          done
+        done
+      done
       ;;
     split)
       OMP_PROC_BIND=spread OMP_PLACES=threads "$bin/KokkosSpGEMM_PerfSplit" --csv "$out/perf_split.csv" 2>&1 |

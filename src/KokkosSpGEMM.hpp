@@ -17,6 +17,7 @@
 #include <operations/KokkosSpGEMM_Transpose.hpp>
 #include <operations/KokkosSpGEMM_TransposedProducts.hpp>
 #include <operations/KokkosSpGEMM_Galerkin.hpp>
+#include <operations/KokkosSpGEMM_Jacobi.hpp>
 #include <operations/KokkosSpGEMM_HostDeviceSplit.hpp>
 
 #endif

@@ -73,17 +73,15 @@ void check_types() {
           std::is_same<typename CMatrix::memory_space, Space>::value,
       "KokkosSpGEMM: A and B must be accessible from the execution space and C must live in its memory space");
 }
-}  // namespace Impl
 
-/// Symbolic phase: analyses the structures of A and B, stores the analysis in handle and gives C its row map
-/// (entries and values are allocated by spgemm_numeric). nnz(C) is handle.nnz() afterwards.
-/// Throws DimensionMismatch, InvalidInput (malformed CSR), IndexOverflow (nnz(C) too large for C's Offset).
+/// spgemm_symbolic; checked: the caller has just checked A and B with check_operands (a second pass less).
 template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
-void spgemm_symbolic(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+void symbolic_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
+                    bool checked) {
   Impl::check_types<ExecSpace, HandleT, AMatrix, BMatrix, CMatrix>();
   Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_symbolic");
   Impl::require_methods<typename HandleT::methods_type>("spgemm_symbolic", handle.options().algorithm);
-  Impl::check_operands(exec, "spgemm_symbolic", a, b);
+  if (!checked) Impl::check_operands(exec, "spgemm_symbolic", a, b);
   if (needs_sorted_b(handle.options().algorithm)) {
     Impl::check_rows_sorted(exec, "spgemm_symbolic", "B", algorithm_name(handle.options().algorithm), b);
   }
@@ -104,12 +102,23 @@ void spgemm_symbolic(const ExecSpace& exec, HandleT& handle, const AMatrix& a, c
     throw;
   }
 }
+}  // namespace Impl
+
+/// Symbolic phase: analyses the structures of A and B, stores the analysis in handle and gives C its row map
+/// (entries and values are allocated by spgemm_numeric). nnz(C) is handle.nnz() afterwards.
+/// Throws DimensionMismatch, InvalidInput (malformed CSR), IndexOverflow (nnz(C) too large for C's Offset).
+template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
+void spgemm_symbolic(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  Impl::symbolic_phase(exec, handle, a, b, c, false);
+}
 
 namespace Impl {
 /// spgemm_numeric; checked: A and B are the very views the symbolic phase of the same call checked (one-shot).
-template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
-void numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
-                   bool checked) {
+/// values: what the kernels multiply B's rows by (A's own values, or the Jacobi operand's: AValues.hpp).
+template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix,
+          class AValues = Impl::StoredValues>
+void numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c, bool checked,
+                   const AValues& values = AValues()) {
   Impl::check_types<ExecSpace, HandleT, AMatrix, BMatrix, CMatrix>();
   Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_numeric");
   KOKKOSSPGEMM_REQUIRE(handle.has_analysis(), HandleMismatch, "spgemm_numeric",
@@ -135,9 +144,9 @@ void numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, con
                        InvalidInput, "spgemm_numeric", "C does not carry the row map of spgemm_symbolic");
   Impl::translate_allocation_failure("spgemm_numeric", [&] {
     if (Impl::state(handle).chunks.empty()) {
-      Impl::run_numeric(exec, handle, a, b, c, false, checked || !defer_check);
+      Impl::run_numeric(exec, handle, a, b, c, false, checked || !defer_check, values);
     } else {
-      Impl::run_numeric_chunked(exec, handle, a, b, c);
+      Impl::run_numeric_chunked(exec, handle, a, b, c, values);
     }
   });
 }

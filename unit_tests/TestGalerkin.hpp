@@ -108,6 +108,54 @@ TEST(TEST_CATEGORY, galerkin_with_p_transposed_in_the_handle) {
   }
 }
 
+// Smoothed aggregation in the handle (GalerkinOptions::smoothing_omega): P = (I - w D^-1 A) P_tent from the
+// Jacobi-fused product, Ac = P^T*A*P, both refreshed from new values of A and P_tent; an explicit R is refused.
+TEST(TEST_CATEGORY, galerkin_smooths_the_tentative_prolongator_in_the_handle) {
+  using Exec = TEST_EXECSPACE;
+  using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  const double omega = 2.0 / 3.0;
+  KokkosSpGEMM::GalerkinOptions o;
+  o.smoothing_omega = omega;
+  const std::vector<std::pair<HostCsr<double>, HostCsr<double>>> cases = {
+      {KokkosSpGEMM::poisson_3d_7pt<double>(10), KokkosSpGEMM::aggregation_prolongator<double>(10, 2, false)},
+      {KokkosSpGEMM::poisson_3d_27pt<double>(7), KokkosSpGEMM::aggregation_prolongator<double>(7, 3, false)}};
+  for (const auto& [a, p_tent] : cases) {
+    const auto check = [&](const KokkosSpGEMM::GalerkinHandle<Exec, double>& h, const M& ac, const HostCsr<double>& ah,
+                           const HostCsr<double>& ph, const std::string& what) {
+      std::vector<double> dinv(ah.num_rows());
+      for (int i = 0; i < ah.num_rows(); ++i) {
+        double d = 0;
+        for (int e = ah.row_map()(i); e < ah.row_map()(i + 1); ++e) d += ah.entries()(e) == i ? ah.values()(e) : 0.0;
+        dinv[i] = 1.0 / d;
+      }
+      const auto p_ref = KokkosSpGEMM::reference_jacobi_with_bounds(omega, dinv, ah, ph);
+      const auto cmp = KokkosSpGEMM::compare_to_reference(h.prolongator(), p_ref);
+      EXPECT_TRUE(cmp.ok) << what << ", P: " << cmp.message;
+      expect_galerkin_matches(ac, h, transpose_host(p_ref.c), ah, p_ref.c, what);
+    };
+    KokkosSpGEMM::GalerkinHandle<Exec, double> h({}, o);
+    M ac;
+    KokkosSpGEMM::galerkin_product(exec, h, KokkosSpGEMM::copy_to(exec, a), KokkosSpGEMM::copy_to(exec, p_tent), ac);
+    check(h, ac, a, p_tent, "setup");
+    EXPECT_NE(h.describe().find("formed in the handle"), std::string::npos) << h.describe();
+    // New values: the off-diagonal couplings change relative to the diagonal, so P changes too.
+    const auto a2 = with_new_values(a, 1.0, 0.5);
+    const auto p2 = with_new_values(p_tent, 2.0, 0.0);
+    KokkosSpGEMM::galerkin_numeric(exec, h, KokkosSpGEMM::copy_to(exec, a2), KokkosSpGEMM::copy_to(exec, p2), ac);
+    check(h, ac, a2, p2, "new values");
+    EXPECT_THROW(
+        KokkosSpGEMM::galerkin_product(exec, h, KokkosSpGEMM::copy_to(exec, transpose_host(p_tent)),
+                                       KokkosSpGEMM::copy_to(exec, a), KokkosSpGEMM::copy_to(exec, p_tent), ac),
+        KokkosSpGEMM::HandleMismatch);
+    KokkosSpGEMM::GalerkinHandle<Exec, double> fresh({}, o);
+    EXPECT_THROW(
+        KokkosSpGEMM::galerkin_product(exec, fresh, KokkosSpGEMM::copy_to(exec, transpose_host(p_tent)),
+                                       KokkosSpGEMM::copy_to(exec, a), KokkosSpGEMM::copy_to(exec, p_tent), ac),
+        KokkosSpGEMM::InvalidInput);
+  }
+}
+
 TEST(TEST_CATEGORY, galerkin_auto_order_picks_fewer_products) {
   using Exec = TEST_EXECSPACE;
   using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;

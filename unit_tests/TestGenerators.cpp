@@ -189,6 +189,56 @@ TEST(Generators, tentative_prolongator_maps_each_point_to_its_aggregate) {
   EXPECT_THROW(KokkosSpGEMM::aggregation_prolongator<double>(4, 0, false), KokkosSpGEMM::InvalidInput);
 }
 
+// 2D aggregates, and `block` unknowns a point: row p * block + c goes to column aggregate(p) * block + c.
+TEST(Generators, tentative_prolongator_in_2d_and_in_blocks) {
+  const auto p2 = KokkosSpGEMM::tentative_prolongator<double>(5, 2, 2);
+  EXPECT_EQ(p2.num_rows(), 25);
+  EXPECT_EQ(p2.num_cols(), 9);
+  for (int x = 0; x < 5; ++x) {
+    for (int y = 0; y < 5; ++y) EXPECT_EQ(p2.entries()(x * 5 + y), (x / 2) * 3 + y / 2);
+  }
+  const auto pb = KokkosSpGEMM::tentative_prolongator<double>(3, 3, 2, 3);
+  EXPECT_EQ(pb.num_rows(), 27 * 3);
+  EXPECT_EQ(pb.num_cols(), 8 * 3);
+  const auto p1 = KokkosSpGEMM::aggregation_prolongator<double>(3, 2, false);
+  for (int point = 0; point < 27; ++point) {
+    for (int c = 0; c < 3; ++c) {
+      ASSERT_EQ(row_lengths(pb)[point * 3 + c], 1);
+      EXPECT_EQ(pb.entries()(point * 3 + c), p1.entries()(point) * 3 + c);
+    }
+  }
+  EXPECT_THROW(KokkosSpGEMM::tentative_prolongator<double>(4, 1, 2), KokkosSpGEMM::InvalidInput);
+  EXPECT_THROW(KokkosSpGEMM::tentative_prolongator<double>(4, 3, 2, 0), KokkosSpGEMM::InvalidInput);
+}
+
+// The elasticity-like operator: the 27-point pattern with dense blocks; block 1 has poisson_3d_27pt's pattern.
+TEST(Generators, block_stencil_expands_the_27_point_pattern_into_dense_blocks) {
+  const int n = 4, b = 3;
+  const auto a = KokkosSpGEMM::block_stencil_3d_27pt<double>(n, b);
+  const auto pattern = KokkosSpGEMM::poisson_3d_27pt<double>(n);
+  EXPECT_EQ(a.num_rows(), n * n * n * b);
+  EXPECT_EQ(static_cast<long long>(a.nnz()), static_cast<long long>(pattern.nnz()) * b * b);
+  EXPECT_TRUE(KokkosSpGEMM::is_valid_csr(a).ok);
+  for (int point = 0; point < n * n * n; ++point) {
+    const int len = pattern.row_map()(point + 1) - pattern.row_map()(point);
+    for (int r = 0; r < b; ++r) {
+      const int row = point * b + r;
+      ASSERT_EQ(row_lengths(a)[row], len * b);
+      for (int t = 0; t < len; ++t) {
+        const int q = pattern.entries()(pattern.row_map()(point) + t);
+        for (int c = 0; c < b; ++c) {
+          const int e = a.row_map()(row) + t * b + c;
+          EXPECT_EQ(a.entries()(e), q * b + c);
+          EXPECT_EQ(a.values()(e), q == point ? (r == c ? 27.0 + b : -0.5) : (r == c ? -1.0 : -0.1));
+        }
+      }
+    }
+  }
+  const auto one = KokkosSpGEMM::block_stencil_3d_27pt<double>(n, 1);
+  for (std::size_t e = 0; e < one.nnz(); ++e) EXPECT_EQ(one.entries()(e), pattern.entries()(e));
+  EXPECT_THROW(KokkosSpGEMM::block_stencil_3d_27pt<double>(4, 0), KokkosSpGEMM::InvalidInput);
+}
+
 TEST(Generators, smoothed_prolongator_row_sums_and_pattern) {
   const int n = 6, b = 3;
   const double omega = 2.0 / 3.0;

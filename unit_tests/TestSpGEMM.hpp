@@ -55,6 +55,19 @@ TEST(TEST_CATEGORY, spgemm_galerkin_chain) {
   for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(r, ap, o, "P^T*(A*P)");
 }
 
+// A block (elasticity-like) operator times its block tentative prolongator: rows of 81 products from rows of B of
+// one entry. On GPUs the lanes then split A's rows ("over A" bins: thread rows whose tables leave too few rows a
+// team, and team rows); every path, reuse included, against the reference.
+TEST(TEST_CATEGORY, spgemm_block_stencil_times_block_prolongator) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto a = KokkosSpGEMM::block_stencil_3d_27pt<double, int, int>(6, 3);
+  const auto p = KokkosSpGEMM::tentative_prolongator<double, int, int>(6, 3, 2, 3);
+  for (const auto& o : all_paths()) expect_matches_reference<Exec>(a, p, o, "elasticity-like A*P");
+  const std::string described = check_reuse_rounds<Exec>(a, p, TestOptions(), "elasticity-like A*P reuse");
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) EXPECT_NE(described.find("over A"), std::string::npos) << described;
+}
+
 TEST(TEST_CATEGORY, spgemm_empty_shapes) {
   using M = HostCsr<double>;
   const M e00 = csr_from_rows<double>(0, 0, {});

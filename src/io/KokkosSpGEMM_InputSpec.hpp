@@ -20,7 +20,11 @@ inline std::string input_spec_help() {
          "  gen:p3d7:N | gen:p3d27:N         3D Poisson on an N^3 grid\n"
          "  gen:rmat:SCALE:EDGEFACTOR[:SEED] Graph500 R-MAT\n"
          "  gen:uniform:ROWS:COLS:K[:SEED]   K distinct random columns per row\n"
-         "  gen:prolong:N:B:tentative|smoothed  aggregation prolongator for gen:p3d7:N with B^3 aggregates\n";
+         "  gen:prolong:N:B:tentative|smoothed  aggregation prolongator for gen:p3d7:N with B^3 aggregates\n"
+         "  gen:prolong2d:N:B                tentative prolongator for gen:p2d5:N with B^2 aggregates\n"
+         "  gen:elast:N:K                    27-point 3D pattern of dense K x K blocks (elasticity-like, K per point)\n"
+         "  gen:blockprolong:N:B:K           tentative prolongator for gen:elast:N:K (B^3 aggregates, K columns "
+         "each)\n";
 }
 
 /// Reads or generates the matrix named by spec; throws InvalidInput for an unknown or malformed spec.
@@ -64,6 +68,18 @@ CsrMatrix<Scalar, Ordinal, Offset, Kokkos::HostSpace> load_input(const std::stri
                          "'" << mode << "' in '" << spec << "' must be tentative or smoothed");
     return aggregation_prolongator<Scalar, Ordinal, Offset>(static_cast<Ordinal>(num(1, -1)),
                                                             static_cast<Ordinal>(num(2, -1)), mode == "smoothed");
+  }
+  if (kind == "prolong2d") {
+    return tentative_prolongator<Scalar, Ordinal, Offset>(static_cast<Ordinal>(num(1, -1)), 2,
+                                                          static_cast<Ordinal>(num(2, -1)));
+  }
+  if (kind == "elast") {
+    return block_stencil_3d_27pt<Scalar, Ordinal, Offset>(static_cast<Ordinal>(num(1, -1)),
+                                                          static_cast<Ordinal>(num(2, -1)));
+  }
+  if (kind == "blockprolong") {
+    return tentative_prolongator<Scalar, Ordinal, Offset>(
+        static_cast<Ordinal>(num(1, -1)), 3, static_cast<Ordinal>(num(2, -1)), static_cast<Ordinal>(num(3, -1)));
   }
   KOKKOSSPGEMM_REQUIRE(false, InvalidInput, "load_input",
                        "unknown generator '" << kind << "' in '" << spec << "'; accepted:\n"

@@ -1,7 +1,8 @@
 // Galerkin triple products Ac = R*A*P (the coarse operators of algebraic multigrid) with a symbolic/numeric split.
 // The symbolic phase picks the multiplication order with fewer products, keeps the intermediate product and, when R
 // is P^T, the transpose of P with its source map: a numeric call with new values of A and P (every nonlinear step
-// of a solver) does no structural work.
+// of a solver) does no structural work. For smoothed aggregation the handle can also form P itself from the
+// tentative prolongator (GalerkinOptions::smoothing_omega: one Jacobi-fused product, kept and refreshed).
 #ifndef KOKKOSSPGEMM_GALERKIN_HPP
 #define KOKKOSSPGEMM_GALERKIN_HPP
 
@@ -12,6 +13,7 @@
 #include <KokkosSpGEMM_Options.hpp>
 #include <KokkosSpGEMM_Tuning.hpp>
 #include <KokkosSpGEMM_SpGEMM.hpp>
+#include <operations/KokkosSpGEMM_Jacobi.hpp>
 #include <operations/KokkosSpGEMM_Transpose.hpp>
 #include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 
@@ -39,6 +41,10 @@ inline const char* triple_order_name(TripleOrder o) {
 struct GalerkinOptions {
   /// Order of the triple product R*A*P.
   TripleOrder triple_order = TripleOrder::Auto;
+  /// Smoothed aggregation (the P^T*A*P overloads only): nonzero w makes the P passed the tentative prolongator; the
+  /// handle forms P = (I - w D^-1 A) P_tent with D^-1 = 1 / diag(A) in one Jacobi-fused product (kept: prolongator()),
+  /// then Ac = P^T*A*P. Numeric calls refresh D^-1 and P from A's and P_tent's new values.
+  double smoothing_omega = 0;
 };
 
 /// Analysis of Ac = R*A*P for one structure of R (or P^T), A and P. Scalar, Ordinal and Offset are Ac's; the
@@ -70,6 +76,10 @@ class GalerkinHandle {
   TripleOrder order() const { return m_state.order; }
   /// True when the analysis was made with R = P^T formed inside the handle.
   bool r_is_p_transposed() const { return m_state.implicit_r; }
+  /// The smoothed prolongator the handle formed (GalerkinOptions::smoothing_omega); empty otherwise.
+  const matrix_type& prolongator() const { return m_state.p; }
+  /// The Jacobi-fused product that forms prolongator().
+  const JacobiHandle<ExecSpace, Scalar, Ordinal, Offset>& smoother() const { return m_state.smoother; }
   /// nnz(Ac).
   std::int64_t nnz() const { return m_state.second.nnz(); }
   /// nnz of the intermediate product (R*A or A*P).
@@ -91,11 +101,15 @@ class GalerkinHandle {
     bytes += m_state.intermediate.row_map().span() * sizeof(Offset) + m_state.intermediate.nnz() * entry;
     bytes += m_state.rt.t.row_map().span() * sizeof(Offset) + m_state.rt.t.nnz() * entry +
              m_state.rt.source.span() * sizeof(Offset);
+    bytes += m_state.smoother.kept_bytes() + m_state.dinv.span() * sizeof(Scalar) +
+             m_state.p.row_map().span() * sizeof(Offset) + m_state.p.nnz() * entry;
     return bytes;
   }
   /// Largest temporary memory beyond R, A, P and Ac at any point: what is kept plus the larger phase's own peak.
   std::size_t peak_extra_bytes() const {
-    return kept_bytes() + Impl::max_of(m_state.first.peak_extra_bytes(), m_state.second.peak_extra_bytes());
+    return kept_bytes() +
+           Impl::max_of(Impl::max_of(m_state.first.peak_extra_bytes(), m_state.second.peak_extra_bytes()),
+                        m_state.smoother.product().peak_extra_bytes());
   }
 
   void reset() { *this = GalerkinHandle(m_state.options, m_state.galerkin, m_state.tuning); }
@@ -106,6 +120,10 @@ class GalerkinHandle {
     if (!m_state.done) return s.str() + "(no analysis yet)\n";
     s << "order " << triple_order_name(m_state.order)
       << (m_state.implicit_r ? ", R = P^T kept in the handle" : ", R given");
+    if (m_state.galerkin.smoothing_omega != 0) {
+      s << "; P = (I - " << m_state.galerkin.smoothing_omega << " D^-1 A) P_tent formed in the handle (nnz "
+        << m_state.p.nnz() << ")";
+    }
     if (m_state.cost_left >= 0) {
       s << "; estimated products (R*A)*P " << static_cast<std::int64_t>(m_state.cost_left) << ", R*(A*P) "
         << static_cast<std::int64_t>(m_state.cost_right);
@@ -132,6 +150,10 @@ class GalerkinHandle {
     product_handle first, second;
     matrix_type intermediate;
     TransposeWithSource<Scalar, Ordinal, Offset, memory_space> rt;
+    // Smoothed aggregation (GalerkinOptions::smoothing_omega): P formed from P_tent, with its D^-1.
+    JacobiHandle<ExecSpace, Scalar, Ordinal, Offset> smoother;
+    matrix_type p;
+    Kokkos::View<Scalar*, memory_space> dinv;
   };
   State m_state;
 };
@@ -228,6 +250,33 @@ void run_galerkin_numeric(const ExecSpace& exec, GHandle& h, const RMatrix& r, c
   state(h).intermediate_current = false;
 }
 
+/// Smoothing forms P^T itself: an explicit R would not be the smoothed P's transpose.
+template <class GHandle>
+void require_no_smoothing(const GHandle& h, const char* function) {
+  KOKKOSSPGEMM_REQUIRE(h.galerkin_options().smoothing_omega == 0, InvalidInput, function,
+                       "GalerkinOptions::smoothing_omega forms P and P^T in the handle: call the overload without R");
+}
+
+/// The prolongator of a P^T*A*P call: P as given, or (smoothing) the handle's P refreshed from A and P_tent.
+template <class ExecSpace, class GHandle, class AMatrix, class PMatrix>
+const typename GHandle::matrix_type& smoothed_prolongator(const ExecSpace& exec, GHandle& h, const AMatrix& a,
+                                                          const PMatrix& p_tent, bool symbolic) {
+  auto& st = state(h);
+  const auto omega = static_cast<typename GHandle::scalar_type>(st.galerkin.smoothing_omega);
+  if (symbolic) {
+    check_omega("galerkin_symbolic", omega);
+    st.dinv = inverse_diagonal(exec, a);
+    st.smoother = JacobiHandle<ExecSpace, typename GHandle::scalar_type, typename GHandle::ordinal_type,
+                               typename GHandle::offset_type>(st.options, st.tuning);
+    st.p = typename GHandle::matrix_type();
+    jacobi_spgemm(exec, st.smoother, omega, st.dinv, a, p_tent, st.p);
+  } else {
+    inverse_diagonal(exec, a, st.dinv);
+    jacobi_spgemm_numeric(exec, st.smoother, omega, st.dinv, a, p_tent, st.p);
+  }
+  return st.p;
+}
+
 template <class GHandle>
 void require_analysis(const GHandle& h, const char* function, bool implicit_r) {
   KOKKOSSPGEMM_REQUIRE(h.has_analysis(), HandleMismatch, function,
@@ -245,21 +294,29 @@ template <class ExecSpace, class S, class O, class F, class RMatrix, class AMatr
 void galerkin_symbolic(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>& h, const RMatrix& r, const AMatrix& a,
                        const PMatrix& p, AcMatrix& ac) {
   Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_symbolic");
+  Impl::require_no_smoothing(h, "galerkin_symbolic");
   Impl::check_triple(exec, "galerkin_symbolic", r, a, p);
   h.reset();
   Impl::run_galerkin_symbolic(exec, h, r, a, p, ac);
 }
 
-/// Symbolic phase of Ac = P^T*A*P: P^T is formed and kept in the handle (with a map to refresh its values).
+/// Symbolic phase of Ac = P^T*A*P: P^T is formed and kept in the handle (with a map to refresh its values). With
+/// GalerkinOptions::smoothing_omega, p is P_tent and the handle first forms P = (I - w D^-1 A) P_tent.
 template <class ExecSpace, class S, class O, class F, class AMatrix, class PMatrix, class AcMatrix>
-void galerkin_symbolic(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>& h, const AMatrix& a, const PMatrix& p,
-                       AcMatrix& ac) {
+void galerkin_symbolic(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>& h, const AMatrix& a,
+                       const PMatrix& p_in, AcMatrix& ac) {
   Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_symbolic");
-  Impl::check_csr(exec, "galerkin_symbolic", "P", p);
+  Impl::check_csr(exec, "galerkin_symbolic", "P", p_in);
   h.reset();
-  Impl::state(h).rt = transpose_with_source<F>(exec, p);
-  Impl::check_triple(exec, "galerkin_symbolic", Impl::state(h).rt.t, a, p);
-  Impl::run_galerkin_symbolic(exec, h, Impl::state(h).rt.t, a, p, ac);
+  if (h.galerkin_options().smoothing_omega != 0) {
+    const auto& p = Impl::smoothed_prolongator(exec, h, a, p_in, true);
+    Impl::state(h).rt = transpose_with_source<F>(exec, p);
+    Impl::run_galerkin_symbolic(exec, h, Impl::state(h).rt.t, a, p, ac);
+  } else {
+    Impl::state(h).rt = transpose_with_source<F>(exec, p_in);
+    Impl::check_triple(exec, "galerkin_symbolic", Impl::state(h).rt.t, a, p_in);
+    Impl::run_galerkin_symbolic(exec, h, Impl::state(h).rt.t, a, p_in, ac);
+  }
   Impl::state(h).implicit_r = true;
 }
 
@@ -279,6 +336,12 @@ void galerkin_numeric(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>&
                       AcMatrix& ac) {
   Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_numeric");
   Impl::require_analysis(h, "galerkin_numeric", true);
+  if (h.galerkin_options().smoothing_omega != 0) {
+    const auto& ps = Impl::smoothed_prolongator(exec, h, a, p, false);
+    refresh_transpose_values(exec, Impl::state(h).rt, ps);
+    Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, ps, ac, false);
+    return;
+  }
   refresh_transpose_values(exec, Impl::state(h).rt, p);
   Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, p, ac, false);
 }
@@ -304,7 +367,11 @@ void galerkin_product(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>&
   if (!h.has_analysis()) {
     galerkin_symbolic(exec, h, a, p, ac);
     Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_numeric");
-    Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, p, ac, true);
+    if (h.galerkin_options().smoothing_omega != 0) {
+      Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, Impl::state(h).p, ac, true);
+    } else {
+      Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, p, ac, true);
+    }
   } else {
     galerkin_numeric(exec, h, a, p, ac);
   }

@@ -88,25 +88,71 @@ CsrMatrix<S, O, F, Kokkos::HostSpace> poisson_3d_27pt(O n) {
   return Impl::poisson<S, O, F>("poisson_3d_27pt", n, 3, true);
 }
 
-/// Prolongator for poisson_3d_7pt(n) with b x b x b aggregates (ceil(n/b)^3 columns; edge aggregates are smaller).
+/// Tentative prolongator of aggregation on an n^dims grid (dims 2 or 3) with b^dims aggregates (ceil(n/b)^dims of
+/// them; edge aggregates are smaller) and `block` unknowns a point: row p * block + c has the one entry 1 at column
+/// aggregate(p) * block + c. Throws InvalidInput (n < 0, b < 1, block < 1, dims not 2 or 3), IndexOverflow.
+template <class S, class O = int, class F = int>
+CsrMatrix<S, O, F, Kokkos::HostSpace> tentative_prolongator(O n, int dims, O b, O block = 1) {
+  const char* name = "tentative_prolongator";
+  KOKKOSSPGEMM_REQUIRE(n >= 0 && b >= 1 && block >= 1 && (dims == 2 || dims == 3), InvalidInput, name,
+                       "needs n >= 0, b >= 1, block >= 1 and 2 or 3 dimensions (got n = "
+                           << n << ", b = " << b << ", block = " << block << ", " << dims << " dimensions)");
+  const std::int64_t nn = n, na = (nn + b - 1) / b;
+  const std::int64_t points = Impl::checked_power(nn, dims, name, "number of grid points");
+  const std::int64_t rows = Impl::checked_product(points, block, name, "number of rows");
+  const std::int64_t cols =
+      Impl::checked_product(Impl::checked_power(na, dims, name, "number of aggregates"), block, name, "columns");
+  Impl::checked_cast<F>(rows, name, "number of stored entries");
+  Impl::CsrBuilder<S, O, F> out(name, rows, cols);
+  for (std::int64_t p = 0; p < points; ++p) {
+    const std::int64_t x = dims == 3 ? p / (nn * nn) : 0, y = (p / nn) % nn, z = p % nn;
+    const std::int64_t aggregate = ((x / b) * na + y / b) * na + z / b;
+    for (O c = 0; c < block; ++c) {
+      out.add(aggregate * block + c, S(1.0));
+      out.end_row();
+    }
+  }
+  return out.finish();
+}
+
+/// An elasticity-like 3D operator in point CSR: the 27-point pattern of poisson_3d_27pt(n) with every entry a dense
+/// block x block block (n^3 block rows; 27 blocks in an interior block row). Diagonal blocks: 27 + block on their
+/// diagonal, -0.5 off it; other blocks: -1 on their diagonal, -0.1 off it. Throws InvalidInput, IndexOverflow.
+template <class S, class O = int, class F = int>
+CsrMatrix<S, O, F, Kokkos::HostSpace> block_stencil_3d_27pt(O n, O block) {
+  const char* name = "block_stencil_3d_27pt";
+  KOKKOSSPGEMM_REQUIRE(n >= 0 && block >= 1, InvalidInput, name,
+                       "needs n >= 0 and block >= 1 (got n = " << n << ", block = " << block << ")");
+  const auto pattern = Impl::poisson<double, std::int64_t, std::int64_t>(name, n, 3, true);
+  const std::int64_t rows = Impl::checked_product(pattern.num_rows(), block, name, "number of rows");
+  const std::int64_t nnz = Impl::checked_product(static_cast<std::int64_t>(pattern.nnz()),
+                                                 static_cast<std::int64_t>(block) * block, name, "number of entries");
+  Impl::checked_cast<O>(rows, name, "number of rows");
+  Impl::checked_cast<F>(nnz, name, "number of stored entries");
+  Impl::CsrBuilder<S, O, F> out(name, rows, rows);
+  for (std::int64_t p = 0; p < pattern.num_rows(); ++p) {
+    for (O r = 0; r < block; ++r) {
+      for (auto e = pattern.row_map()(p); e < pattern.row_map()(p + 1); ++e) {
+        const std::int64_t q = pattern.entries()(e);
+        for (O c = 0; c < block; ++c) {
+          const double v = q == p ? (r == c ? 27.0 + block : -0.5) : (r == c ? -1.0 : -0.1);
+          out.add(q * block + c, S(v));
+        }
+      }
+      out.end_row();
+    }
+  }
+  return out.finish();
+}
+
+/// Prolongator for poisson_3d_7pt(n) with b x b x b aggregates (tentative_prolongator(n, 3, b)).
 /// Tentative: P(p, aggregate(p)) = 1. Smoothed: (I - omega D^-1 A) P_tent with A = poisson_3d_7pt(n), computed with
 /// reference_spgemm. Throws InvalidInput (n < 0, b < 1), IndexOverflow.
 template <class S, class O = int, class F = int>
 CsrMatrix<S, O, F, Kokkos::HostSpace> aggregation_prolongator(O n, O b, bool smoothed, double omega = 2.0 / 3.0) {
-  const char* name = "aggregation_prolongator";
-  KOKKOSSPGEMM_REQUIRE(n >= 0 && b >= 1, InvalidInput, name,
+  KOKKOSSPGEMM_REQUIRE(n >= 0 && b >= 1, InvalidInput, "aggregation_prolongator",
                        "needs n >= 0 and b >= 1 (got n = " << n << ", b = " << b << ")");
-  const std::int64_t nn = n, na = (nn + b - 1) / b;
-  const std::int64_t points = Impl::checked_power(nn, 3, name, "number of grid points");
-  const std::int64_t aggregates = Impl::checked_power(na, 3, name, "number of aggregates");
-  Impl::checked_cast<F>(points, name, "number of stored entries");
-  Impl::CsrBuilder<S, O, F> tentative(name, points, aggregates);
-  for (std::int64_t p = 0; p < points; ++p) {
-    const std::int64_t x = p / (nn * nn), y = (p / nn) % nn, z = p % nn;
-    tentative.add(((x / b) * na + y / b) * na + z / b, S(1.0));
-    tentative.end_row();
-  }
-  auto p_tent = tentative.finish();
+  const auto p_tent = tentative_prolongator<S, O, F>(n, 3, b);
   if (!smoothed) return p_tent;
   const auto a = poisson_3d_7pt<S, O, F>(n);
   // The smoother I - omega D^-1 A has A's pattern: 1 - omega on the diagonal, -omega a_ij / a_ii elsewhere.

@@ -175,6 +175,59 @@ struct ReferenceProduct {
   std::vector<std::int64_t> terms;
 };
 
+namespace Impl {
+/// The references' dense accumulator: add() sums into the current row of C, close_row() appends it (columns
+/// sorted, with each entry's bound and number of terms), finish() makes the product.
+template <class S, class O, class F>
+struct ReferenceRows {
+  std::vector<S> acc;
+  std::vector<double> acc_bound;
+  std::vector<std::int64_t> acc_terms;
+  std::vector<O> touched, c_cols;
+  std::vector<S> c_vals;
+  std::vector<F> row_map{F(0)};
+  ReferenceProduct<S, O, F> out;
+
+  explicit ReferenceRows(O cols) : acc(cols), acc_bound(cols), acc_terms(cols, 0) {}
+
+  void add(O c, const S& value, double bound, std::int64_t terms) {
+    if (acc_terms[c] == 0) {
+      touched.push_back(c);
+      acc[c] = S();
+      acc_bound[c] = 0;
+    }
+    acc[c] += value;
+    acc_bound[c] += bound;
+    acc_terms[c] += terms;
+  }
+
+  void close_row(const char* function) {
+    std::sort(touched.begin(), touched.end());
+    for (O c : touched) {
+      c_cols.push_back(c);
+      c_vals.push_back(acc[c]);
+      out.bound.push_back(acc_bound[c]);
+      out.terms.push_back(acc_terms[c]);
+      acc_terms[c] = 0;
+    }
+    touched.clear();
+    KOKKOSSPGEMM_REQUIRE(c_cols.size() <= static_cast<std::size_t>(std::numeric_limits<F>::max()), IndexOverflow,
+                         function, "nnz(C) = " << c_cols.size() << " does not fit the offset type");
+    row_map.push_back(static_cast<F>(c_cols.size()));
+  }
+
+  ReferenceProduct<S, O, F> finish(const char* label, O rows, O cols) {
+    out.c = HostCsrMatrix<S, O, F>(label, rows, cols, c_cols.size());
+    for (std::size_t i = 0; i < row_map.size(); ++i) out.c.row_map()(i) = row_map[i];
+    for (std::size_t e = 0; e < c_cols.size(); ++e) {
+      out.c.entries()(e) = c_cols[e];
+      out.c.values()(e) = c_vals[e];
+    }
+    return std::move(out);
+  }
+};
+}  // namespace Impl
+
 /// Serial Gustavson with a dense accumulator: an entry of C exists wherever a product exists (values that cancel to
 /// 0 stay); rows of C sorted. Accepts unsorted and repeated columns in A and B.
 /// Throws DimensionMismatch, InvalidInput (broken CSR invariants), IndexOverflow (nnz(C) beyond Offset).
@@ -189,56 +242,51 @@ ReferenceProduct<S, O, F> reference_spgemm_with_bounds(const HostCsrMatrix<S, O,
   KOKKOSSPGEMM_REQUIRE(bad_a.empty(), InvalidInput, "reference_spgemm", "A: " << bad_a);
   KOKKOSSPGEMM_REQUIRE(bad_b.empty(), InvalidInput, "reference_spgemm", "B: " << bad_b);
   const O rows = a.num_rows(), cols = b.num_cols();
-  std::vector<S> acc(cols);
-  std::vector<double> acc_bound(cols);
-  std::vector<std::int64_t> acc_terms(cols, 0);
-  std::vector<O> touched;
-  std::vector<F> row_map(static_cast<std::size_t>(rows) + 1, 0);
-  std::vector<O> c_cols;
-  std::vector<S> c_vals;
-  ReferenceProduct<S, O, F> out;
+  Impl::ReferenceRows<S, O, F> c(cols);
   for (O i = 0; i < rows; ++i) {
-    touched.clear();
     for (F e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
       const O k = a.entries()(e);
       for (F j = b.row_map()(k); j < b.row_map()(k + 1); ++j) {
-        const O c = b.entries()(j);
         const S p = a.values()(e) * b.values()(j);
-        if (acc_terms[c] == 0) {
-          touched.push_back(c);
-          acc[c] = S();
-          acc_bound[c] = 0;
-        }
-        acc[c] += p;
-        acc_bound[c] += Impl::magnitude(p);
-        ++acc_terms[c];
+        c.add(b.entries()(j), p, Impl::magnitude(p), 1);
       }
     }
-    std::sort(touched.begin(), touched.end());
-    for (O c : touched) {
-      c_cols.push_back(c);
-      c_vals.push_back(acc[c]);
-      out.bound.push_back(acc_bound[c]);
-      out.terms.push_back(acc_terms[c]);
-      acc_terms[c] = 0;
-    }
-    KOKKOSSPGEMM_REQUIRE(c_cols.size() <= static_cast<std::size_t>(std::numeric_limits<F>::max()), IndexOverflow,
-                         "reference_spgemm", "nnz(C) = " << c_cols.size() << " does not fit the offset type");
-    row_map[i + 1] = static_cast<F>(c_cols.size());
+    c.close_row("reference_spgemm");
   }
-  out.c = HostCsrMatrix<S, O, F>("KokkosSpGEMM::Reference::C", rows, cols, c_cols.size());
-  for (std::size_t i = 0; i < row_map.size(); ++i) out.c.row_map()(i) = row_map[i];
-  for (std::size_t e = 0; e < c_cols.size(); ++e) {
-    out.c.entries()(e) = c_cols[e];
-    out.c.values()(e) = c_vals[e];
-  }
-  return out;
+  return c.finish("KokkosSpGEMM::Reference::C", rows, cols);
 }
 
 /// C = A*B on the host (see reference_spgemm_with_bounds).
 template <class S, class O, class F>
 HostCsrMatrix<S, O, F> reference_spgemm(const HostCsrMatrix<S, O, F>& a, const HostCsrMatrix<S, O, F>& b) {
   return reference_spgemm_with_bounds(a, b).c;
+}
+
+/// C = P - omega D^-1 (A*P) on the host (the Jacobi-smoothed product), with bounds: an entry of C exists wherever
+/// A*P or P has one; its bound adds |p_ij| to |omega dinv_i| times A*P's, and P's entry counts as one more term.
+template <class S, class O, class F>
+ReferenceProduct<S, O, F> reference_jacobi_with_bounds(S omega, const std::vector<S>& dinv,
+                                                       const HostCsrMatrix<S, O, F>& a,
+                                                       const HostCsrMatrix<S, O, F>& p) {
+  KOKKOSSPGEMM_REQUIRE(a.num_rows() == a.num_cols() && p.num_rows() == a.num_rows() &&
+                           dinv.size() == static_cast<std::size_t>(a.num_rows()),
+                       DimensionMismatch, "reference_jacobi",
+                       "A is " << a.num_rows() << " x " << a.num_cols() << ", P has " << p.num_rows() << " rows, D^-1 "
+                               << dinv.size() << " entries");
+  const ReferenceProduct<S, O, F> ap = reference_spgemm_with_bounds(a, p);
+  const O rows = a.num_rows(), cols = p.num_cols();
+  Impl::ReferenceRows<S, O, F> c(cols);
+  for (O i = 0; i < rows; ++i) {
+    const S scale = -omega * dinv[i];
+    for (F e = ap.c.row_map()(i); e < ap.c.row_map()(i + 1); ++e) {
+      c.add(ap.c.entries()(e), scale * ap.c.values()(e), Impl::magnitude(scale) * ap.bound[e], ap.terms[e]);
+    }
+    for (F e = p.row_map()(i); e < p.row_map()(i + 1); ++e) {
+      c.add(p.entries()(e), p.values()(e), Impl::magnitude(p.values()(e)), 1);
+    }
+    c.close_row("reference_jacobi");
+  }
+  return c.finish("KokkosSpGEMM::Reference::Jacobi", rows, cols);
 }
 
 /// ok, or the first difference found (row, column and values).

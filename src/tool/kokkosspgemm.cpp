@@ -1,6 +1,6 @@
 // kokkosspgemm: the package's command-line tool. `kokkosspgemm multiply --a A.mtx ...` multiplies on the default
 // execution space and reports sizes, times, GFLOP/s, memory and the bins chosen; `rap` forms a Galerkin product
-// R*A*P; `transpose` writes A^T.
+// R*A*P; `jacobi` the smoothed prolongator P - w D^-1 A P; `transpose` writes A^T.
 #include <KokkosSpGEMM.hpp>
 #include <KokkosSpGEMM_Methods.hpp>
 #include <io/KokkosSpGEMM_MatrixMarket.hpp>
@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -63,11 +64,22 @@ const std::vector<Command>& commands() {
        "  reference; --check-rows N >= 1: N random rows and the 4 longest only, for a huge C. --profile: time per\n"
        "  kernel, copies and allocations of a one-shot and of reuse calls (CUDA_LAUNCH_BLOCKING=1 on GPUs).\n"},
       {"rap",
-       "  kokkosspgemm rap --a A --p P [--r R] [--order auto|left|right] [--out Ac.mtx] [--repeat N] [--check]\n",
-       {"--a", "--p", "--r", "--order", "--out", "--repeat"},
+       "  kokkosspgemm rap --a A --p P [--r R | --smooth W] [--order auto|left|right] [--out Ac.mtx] [--repeat N]\n"
+       "                   [--check]\n",
+       {"--a", "--p", "--r", "--smooth", "--order", "--out", "--repeat"},
        {"--check"},
        "  Ac = R*A*P (R defaults to P^T, kept in the handle; left: (R*A)*P, right: R*(A*P)), timed: symbolic,\n"
-       "  numeric and reuse-numeric calls. --repeat N >= 1 (default 3).\n"},
+       "  numeric and reuse-numeric calls. --smooth W: P is the tentative prolongator; the handle forms the smoothed\n"
+       "  P = (I - W D^-1 A) P, D^-1 = 1 / diag(A), in one Jacobi-fused product. --repeat N >= 1 (default 3).\n"},
+      {"jacobi",
+       "  kokkosspgemm jacobi --a A --p P --omega W [--dinv D.mtx] [--out C.mtx] [--repeat N] [--check]\n"
+       "                      [--profile]\n",
+       {"--a", "--p", "--omega", "--dinv", "--out", "--repeat"},
+       {"--check", "--profile"},
+       "  C = P - W D^-1 A P in one product (the smoothed prolongator of smoothed aggregation from P = P_tent),\n"
+       "  timed: one-shot, symbolic, numeric and reuse-numeric calls. D^-1 is 1 / diag(A) unless --dinv gives a\n"
+       "  Matrix Market file of an n x 1 (or 1 x n) matrix, n = A's rows (absent entries are 0). W: a finite number.\n"
+       "  --repeat N >= 1 (default 3). --profile: time per kernel of a one-shot and of a reuse call.\n"},
       {"transpose",
        "  kokkosspgemm transpose --a A --out AT.mtx [--method auto|segmerge|rowsort] [--repeat N]\n",
        {"--a", "--out", "--method", "--repeat"},
@@ -396,6 +408,7 @@ int multiply(const Args& args, const MultiplySetup& setup) {
 /// rap's choices, validated before Kokkos starts.
 struct RapSetup {
   std::string a_spec, p_spec, r_spec, order, out;
+  double smooth = 0;
   KokkosSpGEMM::GalerkinOptions galerkin;
   int repeat = 3;
 };
@@ -406,6 +419,10 @@ RapSetup setup_rap(const Args& args) {
   s.p_spec = args.get("--p");
   s.r_spec = args.get("--r");
   if (s.a_spec.empty() || s.p_spec.empty()) throw UsageError("rap needs --a and --p");
+  const double huge = std::numeric_limits<double>::max();
+  s.smooth = number_flag<double>(args, "--smooth", 0.0, -huge, huge);
+  if (!s.r_spec.empty() && args.values.count("--smooth")) throw UsageError("--smooth forms R = P^T: drop --r");
+  s.galerkin.smoothing_omega = s.smooth;
   s.order = args.get("--order", "auto");
   choose(args, "--order",
          {{"auto", KokkosSpGEMM::TripleOrder::Auto},
@@ -451,6 +468,10 @@ int rap(const Args& args, const RapSetup& setup) {
   std::printf("P                 %s: %lld x %lld, nnz %zu\n", p_spec.c_str(), (long long)dp.num_rows(),
               (long long)dp.num_cols(), dp.nnz());
   std::printf("R                 %s\n", explicit_r ? r_spec.c_str() : "P^T (kept in the handle)");
+  if (setup.smooth != 0) {
+    std::printf("smoothed P        (I - %g D^-1 A) P: nnz %zu (Jacobi-fused, in the handle)\n", setup.smooth,
+                handle.prolongator().nnz());
+  }
   std::printf("Ac                %lld x %lld, nnz %lld\n", (long long)ac.num_rows(), (long long)ac.num_cols(),
               (long long)handle.nnz());
   std::printf("order             %s (asked %s)\n", KokkosSpGEMM::triple_order_name(handle.order()), order.c_str());
@@ -466,12 +487,127 @@ int rap(const Args& args, const RapSetup& setup) {
   std::printf("memory            kept %zu bytes, peak extra %zu bytes\n", handle.kept_bytes(),
               handle.peak_extra_bytes());
   if (args.has("--check")) {
-    const HostMatrix hr = explicit_r ? r : KokkosSpGEMM::to_host(KokkosSpGEMM::transpose(exec, dp));
-    const auto cmp = KokkosSpGEMM::compare_to_reference(ac, KokkosSpGEMM::reference_spgemm(hr, a), p, true, 16.0);
+    HostMatrix hp = p;
+    if (setup.smooth != 0) {
+      std::vector<Scalar> d(a.num_rows());
+      const auto dinv = KokkosSpGEMM::inverse_diagonal(exec, da);
+      Kokkos::deep_copy(Kokkos::View<Scalar*, Kokkos::HostSpace>(d.data(), d.size()), dinv);
+      hp = KokkosSpGEMM::reference_jacobi_with_bounds(setup.smooth, d, a, p).c;
+    }
+    const HostMatrix hr =
+        explicit_r ? r : KokkosSpGEMM::to_host(KokkosSpGEMM::transpose(exec, KokkosSpGEMM::copy_to(exec, hp)));
+    const auto cmp = KokkosSpGEMM::compare_to_reference(ac, KokkosSpGEMM::reference_spgemm(hr, a), hp, true, 16.0);
     std::printf("check             %s%s\n", cmp.ok ? "matches the reference" : "MISMATCH: ", cmp.message.c_str());
     if (!cmp.ok) return 1;
   }
   if (!setup.out.empty()) KokkosSpGEMM::write_matrix_market(setup.out, ac);
+  return 0;
+}
+
+/// jacobi's choices, validated before Kokkos starts.
+struct JacobiSetup {
+  std::string a_spec, p_spec, dinv_path, out;
+  double omega = 0;
+  int repeat = 3;
+};
+
+JacobiSetup setup_jacobi(const Args& args) {
+  JacobiSetup s;
+  s.a_spec = args.get("--a");
+  s.p_spec = args.get("--p");
+  if (s.a_spec.empty() || s.p_spec.empty() || args.get("--omega").empty()) {
+    throw UsageError("jacobi needs --a, --p and --omega");
+  }
+  const double huge = std::numeric_limits<double>::max();
+  s.omega = number_flag<double>(args, "--omega", 0.0, -huge, huge);
+  s.dinv_path = args.get("--dinv");
+  s.repeat = static_cast<int>(number_flag<long long>(args, "--repeat", 3, 1, 1000000));
+  s.out = args.get("--out");
+  check_writable("--out", s.out);
+  return s;
+}
+
+/// D^-1 from a Matrix Market file of an n x 1 or 1 x n matrix (absent entries are 0).
+std::vector<Scalar> read_dinv(const std::string& path, Ordinal n) {
+  const auto m = KokkosSpGEMM::read_matrix_market<Scalar, Ordinal, Offset>(path);
+  const bool column = m.num_cols() == 1 && m.num_rows() == n, row = m.num_rows() == 1 && m.num_cols() == n;
+  if (!column && !row) {
+    throw KokkosSpGEMM::DimensionMismatch("--dinv " + path + " is " + std::to_string(m.num_rows()) + " x " +
+                                          std::to_string(m.num_cols()) + ", not a vector of A's " + std::to_string(n) +
+                                          " rows");
+  }
+  std::vector<Scalar> d(n, Scalar());
+  for (Ordinal i = 0; i < m.num_rows(); ++i) {
+    for (Offset e = m.row_map()(i); e < m.row_map()(i + 1); ++e) d[column ? i : m.entries()(e)] = m.values()(e);
+  }
+  return d;
+}
+
+int jacobi(const Args& args, const JacobiSetup& setup) {
+  const HostMatrix a = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(setup.a_spec);
+  const HostMatrix p = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(setup.p_spec);
+  Exec exec;
+  const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a), dp = KokkosSpGEMM::copy_to(exec, p);
+  Kokkos::View<Scalar*, Exec::memory_space> dinv;
+  if (setup.dinv_path.empty()) {
+    dinv = KokkosSpGEMM::inverse_diagonal(exec, da);
+  } else {
+    const std::vector<Scalar> d = read_dinv(setup.dinv_path, a.num_rows());
+    dinv = Kokkos::View<Scalar*, Exec::memory_space>("dinv", d.size());
+    Kokkos::deep_copy(exec, dinv, Kokkos::View<const Scalar*, Kokkos::HostSpace>(d.data(), d.size()));
+  }
+  const double omega = setup.omega;
+  KokkosSpGEMM::JacobiHandle<Exec, Scalar, Ordinal, Offset> handle;
+  DeviceMatrix c;
+  // Per round: one-shot, symbolic, numeric, the first reuse call (it makes the position map), a later reuse call.
+  std::vector<std::vector<double>> t(5);
+  for (int round = 0; round < setup.repeat + 1; ++round) {  // the first round warms up and is not counted
+    for (int phase = 0; phase < 5; ++phase) {
+      exec.fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      if (phase == 0) c = KokkosSpGEMM::jacobi_spgemm(exec, omega, dinv, da, dp);
+      if (phase == 1) KokkosSpGEMM::jacobi_spgemm_symbolic(exec, handle, da, dp, c);
+      if (phase > 1) KokkosSpGEMM::jacobi_spgemm_numeric(exec, handle, omega, dinv, da, dp, c);
+      exec.fence();
+      if (round > 0) t[phase].push_back(seconds_since(t0));
+    }
+  }
+  const double flops = 2.0 * static_cast<double>(handle.products());
+  const auto rate = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
+  std::printf("execution space   %s\n", KokkosSpGEMM::BackendTraits<Exec>::name());
+  std::printf("A                 %s: %lld x %lld, nnz %zu\n", setup.a_spec.c_str(), (long long)da.num_rows(),
+              (long long)da.num_cols(), da.nnz());
+  std::printf("P                 %s: %lld x %lld, nnz %zu\n", setup.p_spec.c_str(), (long long)dp.num_rows(),
+              (long long)dp.num_cols(), dp.nnz());
+  std::printf("omega, D^-1       %g, %s\n", omega, setup.dinv_path.empty() ? "1 / diag(A)" : setup.dinv_path.c_str());
+  std::printf("C                 %lld x %lld, nnz %lld\n", (long long)c.num_rows(), (long long)c.num_cols(),
+              (long long)handle.nnz());
+  std::printf("products          %lld (A's %lld diagonal entries inserted)\n", (long long)handle.products(),
+              (long long)handle.inserted_diagonals());
+  std::printf("one-shot          %.6f s  %.2f GFLOP/s (median of %d)\n", median(t[0]), rate(median(t[0])),
+              setup.repeat);
+  std::printf("symbolic          %.6f s\n", median(t[1]));
+  std::printf("numeric           %.6f s  %.2f GFLOP/s\n", median(t[2]), rate(median(t[2])));
+  std::printf("first reuse       %.6f s  %.2f GFLOP/s (makes the position map)\n", median(t[3]), rate(median(t[3])));
+  std::printf("reuse numeric     %.6f s  %.2f GFLOP/s\n", median(t[4]), rate(median(t[4])));
+  std::printf("%s", handle.describe().c_str());
+  if (args.has("--profile")) {
+    DeviceMatrix once;
+    KokkosSpGEMMTool::KernelTimeline::profile("a one-shot",
+                                              [&] { once = KokkosSpGEMM::jacobi_spgemm(exec, omega, dinv, da, dp); });
+    KokkosSpGEMMTool::KernelTimeline::profile(
+        "a reuse call", [&] { KokkosSpGEMM::jacobi_spgemm_numeric(exec, handle, omega, dinv, da, dp, c); });
+  }
+  std::printf("memory            kept %zu bytes, peak extra %zu bytes\n", handle.kept_bytes(),
+              handle.peak_extra_bytes());
+  if (args.has("--check")) {
+    std::vector<Scalar> d(dinv.extent(0));
+    Kokkos::deep_copy(Kokkos::View<Scalar*, Kokkos::HostSpace>(d.data(), d.size()), dinv);
+    const auto cmp = KokkosSpGEMM::compare_to_reference(c, KokkosSpGEMM::reference_jacobi_with_bounds(omega, d, a, p));
+    std::printf("check             %s%s\n", cmp.ok ? "matches the reference" : "MISMATCH: ", cmp.message.c_str());
+    if (!cmp.ok) return 1;
+  }
+  if (!setup.out.empty()) KokkosSpGEMM::write_matrix_market(setup.out, c);
   return 0;
 }
 
@@ -528,6 +664,10 @@ std::function<int()> prepare(const Command& command, int argc, char* argv[]) {
   if (command.name == "rap") {
     const RapSetup setup = setup_rap(args);
     return [args, setup] { return rap(args, setup); };
+  }
+  if (command.name == "jacobi") {
+    const JacobiSetup setup = setup_jacobi(args);
+    return [args, setup] { return jacobi(args, setup); };
   }
   if (command.name == "transpose") {
     const TransposeSetup setup = setup_transpose(args);

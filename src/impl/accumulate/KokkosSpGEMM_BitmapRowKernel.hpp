@@ -42,11 +42,12 @@ struct TeamBitmapKernel {
   /// The products of entry e of A: bits set, values added. WholeTeam: every thread and lane of the team split the
   /// entry's row of B; otherwise the calling thread's lanes do.
   template <bool WholeTeam>
-  KOKKOS_INLINE_FUNCTION void add_entry(const Member& team, const std::int64_t e, Word* bits, Scalar* dense) const {
+  KOKKOS_INLINE_FUNCTION void add_entry(const Member& team, const Ordinal row, const std::int64_t e, Word* bits,
+                                        Scalar* dense) const {
     const Ordinal k = v.a_cols(e);
     const auto b_begin = v.b_rows(k);
     const Ordinal n = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
-    const Scalar a_val = Numeric ? v.a_vals(e) : Scalar();
+    const Scalar a_val = Numeric ? v.a_value(row, e) : Scalar();
     const auto body = [&](const Ordinal jj) {
       const Ordinal col = v.b_cols(b_begin + jj);
       const Word bit = Word(1) << (col % word_bits);
@@ -189,9 +190,9 @@ struct TeamBitmapKernel {
     if (a_len >= team.team_size()) {
       // Threads split A's row, their lanes each row of B (as the hash team-row kernel).
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_len),
-                           [&](const Ordinal t) { add_entry<false>(team, a_begin + t, bits, dense); });
+                           [&](const Ordinal t) { add_entry<false>(team, row, a_begin + t, bits, dense); });
     } else {
-      for (Ordinal t = 0; t < a_len; ++t) add_entry<true>(team, a_begin + t, bits, dense);
+      for (Ordinal t = 0; t < a_len; ++t) add_entry<true>(team, row, a_begin + t, bits, dense);
     }
     team.team_barrier();
 

@@ -180,7 +180,7 @@ struct DenseRowKernel {
     std::int64_t n = 0;
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
-      const Scalar a_val = v.a_vals(e);
+      const Scalar a_val = v.a_value(row, e);
       const auto end = b_rows[k + 1];
       // A branch on whether the column is new: it predicts well on stencils (rows of a pattern that repeats) and
       // where nearly every product is new; a branch-free form (select the old sum or zero, and count) lost on those

@@ -90,12 +90,16 @@ struct CompactRow {
   }
 };
 
-/// Adds the products a_ik * B(k,:) of one entry e = (i,k) of A into the tables, B's row split over the vector
-/// lanes. Level 1 takes what fits its window; the rest goes to level 2 (which never fills: it holds 2x the bound).
-/// WholeTeam: every thread and lane of the team splits B's row (team-sequential partition, kkSpGEMM Fig. 2b);
-/// otherwise the calling thread's vector lanes do.
-template <bool Numeric, bool WholeTeam = false, class Views, class Table, class Member, class AOffset>
-KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Member& member, const AOffset e,
+/// Who splits the row of B an entry of A meets: the calling thread's vector lanes, every thread and lane of the team
+/// (team-sequential partition, kkSpGEMM Fig. 2b), or nobody (the caller's lanes split A's entries instead: rows of
+/// B too short for lanes, as in A*P with a tentative P).
+enum class BRowSplit { Lanes, WholeTeam, Serial };
+
+/// Adds the products a_ik * B(k,:) of one entry e = (i,k) of A into the tables, B's row split as Split says. Level 1
+/// takes what fits its window; the rest goes to level 2 (which never fills: it holds 2x the bound).
+template <bool Numeric, BRowSplit Split = BRowSplit::Lanes, class Views, class Table, class Member, class AOffset>
+KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Member& member,
+                                                     const typename Views::ordinal_type row, const AOffset e,
                                                      const Table& l1, const typename Views::ordinal_type l1_window,
                                                      const Table& l2) {
   using Ordinal = typename Views::ordinal_type;
@@ -104,7 +108,7 @@ KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Membe
   const auto b_begin = v.b_rows(k);
   const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
   Scalar a_val = Scalar();
-  if constexpr (Numeric) a_val = v.a_vals(e);
+  if constexpr (Numeric) a_val = v.a_value(row, e);
   auto insert = [&](const Ordinal jj) {
     const auto jb = b_begin + jj;
     const Ordinal col = v.b_cols(jb);
@@ -115,10 +119,12 @@ KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Membe
       if (l1.insert(col, l1_window) == InsertResult::Full) l2.insert(col, l2.capacity());
     }
   };
-  if constexpr (WholeTeam) {
+  if constexpr (Split == BRowSplit::WholeTeam) {
     Kokkos::parallel_for(Kokkos::TeamVectorRange(member, b_len), insert);
-  } else {
+  } else if constexpr (Split == BRowSplit::Lanes) {
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, b_len), insert);
+  } else {
+    for (Ordinal jj = 0; jj < b_len; ++jj) insert(jj);
   }
 }
 
@@ -143,7 +149,8 @@ struct ThreadRowsKernel {
     std::int64_t rows = 0;
     std::int64_t first_team = 0;
     Ordinal entries = 0;
-    Ordinal rank_slots = 0;  // > 0: rows written sorted by rank (rank_slots_of), each with a compact array this long
+    Ordinal rank_slots = 0;     // > 0: rows written sorted by rank (rank_slots_of), each with a compact array this long
+    bool lanes_over_a = false;  // a row's lanes split A's entries, not B's rows (BinConfig::lanes_over_a)
   };
 
   Views v;
@@ -155,11 +162,12 @@ struct ThreadRowsKernel {
 
   /// Appends a bin of `rows` rows from perm[first] with tables of `entries` slots (thread_rows_launches groups at
   /// most thread_rows_max_bins).
-  void add_bin(std::int64_t first, std::int64_t rows, Ordinal entries) {
+  void add_bin(std::int64_t first, std::int64_t rows, Ordinal entries, bool lanes_over_a = false) {
     if (num_bins == thread_rows_max_bins) throw std::logic_error("KokkosSpGEMM: too many bins for one launch");
     Bin& b = bins[num_bins];
     b.first = first;
     b.rows = rows;
+    b.lanes_over_a = lanes_over_a;
     b.first_team = num_bins == 0 ? 0 : bins[num_bins - 1].first_team + teams_of(bins[num_bins - 1].rows);
     b.entries = entries;
     b.rank_slots = rank_slots_of(sorted, v.known_columns, entries);
@@ -237,10 +245,19 @@ struct ThreadRowsKernel {
       if (team_first + t >= rows) return;
       const Ordinal row = perm(first + team_first + t);
       Table table{keys + t * entries, Numeric ? values + t * entries : nullptr, entries - 1};
-      // A's row walked sequentially by this thread; its lanes split each row of B. The table always holds the
-      // row, so level 1 probes the whole table and level 2 is never reached.
-      for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
-        insert_products_of_entry<Numeric>(v, team, e, table, entries, table);
+      // A's row walked sequentially by this thread, its lanes splitting each row of B; or, for short rows of B,
+      // the lanes split A's row and each walks its entries' rows of B. The table always holds the row, so level 1
+      // probes the whole table and level 2 is never reached.
+      const auto a_begin = v.a_rows(row);
+      if (bin.lanes_over_a) {
+        Kokkos::parallel_for(
+            Kokkos::ThreadVectorRange(team, static_cast<Ordinal>(v.a_rows(row + 1) - a_begin)), [&](const Ordinal k) {
+              insert_products_of_entry<Numeric, BRowSplit::Serial>(v, team, row, a_begin + k, table, entries, table);
+            });
+      } else {
+        for (auto e = a_begin; e < v.a_rows(row + 1); ++e) {
+          insert_products_of_entry<Numeric>(v, team, row, e, table, entries, table);
+        }
       }
     });
     team.team_barrier();
@@ -330,7 +347,8 @@ struct TeamRowKernel {
   Ordinal l2_entries = 0;
   Pool pool;
   bool sorted = true;
-  Ordinal rank_slots = 0;  // > 0: rows of up to this many entries that fit level 1 are written sorted by rank
+  Ordinal rank_slots = 0;     // > 0: rows of up to this many entries that fit level 1 are written sorted by rank
+  bool lanes_over_a = false;  // the team's threads and lanes split A's row, each walking its rows of B
 
   /// ManyBins: bin b's rows perm[first, first + rows) from team first_team on, with its table and compact array.
   struct Bin {
@@ -339,19 +357,21 @@ struct TeamRowKernel {
     std::int64_t first_team = 0;
     Ordinal l1_entries = 0;
     Ordinal rank_slots = 0;
+    bool lanes_over_a = false;
   };
   int num_bins = 0;
   Bin bins[ManyBins ? team_row_max_bins : 1];
 
   /// Appends a bin of `rows` rows from perm[first_row] with level-1 tables of `entries` slots (ManyBins: rows that
   /// never spill).
-  void add_bin(std::int64_t first_row, std::int64_t rows, Ordinal entries) {
+  void add_bin(std::int64_t first_row, std::int64_t rows, Ordinal entries, bool over_a = false) {
     if (num_bins == (ManyBins ? team_row_max_bins : 1)) {
       throw std::logic_error("KokkosSpGEMM: too many bins for one launch");
     }
     Bin& b = bins[num_bins];
     b.first = first_row;
     b.rows = rows;
+    b.lanes_over_a = over_a;
     b.first_team = league();
     b.l1_entries = entries;
     b.rank_slots = fitting_rank_slots(sorted, v.known_columns, entries);
@@ -405,15 +425,16 @@ struct TeamRowKernel {
       for (int k = 1; k < team_row_max_bins; ++k) {
         if (k < num_bins && t >= bins[k].first_team) bin = bins[k];
       }
-      run(team, perm(bin.first + t - bin.first_team), bin.l1_entries, bin.rank_slots);
+      run(team, perm(bin.first + t - bin.first_team), bin.l1_entries, bin.rank_slots, bin.lanes_over_a);
     } else {
-      run(team, perm(first + t), l1_entries, rank_slots);
+      run(team, perm(first + t), l1_entries, rank_slots, lanes_over_a);
     }
   }
 
-  /// Row `row` with a level-1 table of l1_slots and a compact array of ranks slots (0: none).
-  KOKKOS_INLINE_FUNCTION void run(const Member& team, const Ordinal row, const Ordinal l1_slots,
-                                  const Ordinal ranks) const {
+  /// Row `row` with a level-1 table of l1_slots and a compact array of ranks slots (0: none); over_a: A's row split
+  /// over every thread and lane (lanes_over_a).
+  KOKKOS_INLINE_FUNCTION void run(const Member& team, const Ordinal row, const Ordinal l1_slots, const Ordinal ranks,
+                                  const bool over_a) const {
     char* base = static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(l1_slots, ranks) - 64, 16));
     std::int64_t* shared = reinterpret_cast<std::int64_t*>(base);  // [0]: pool chunk, [1]: output cursor
     Scalar* values = reinterpret_cast<Scalar*>(base + 2 * sizeof(std::int64_t));
@@ -446,16 +467,21 @@ struct TeamRowKernel {
     const auto a_begin = v.a_rows(row);
     const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
     const Ordinal window = spill ? (spill_window < l1_slots ? spill_window : l1_slots) : l1_slots;
-    if (a_len >= team.team_size()) {
+    if (over_a) {
+      // Rows of B shorter than the lanes: every thread and lane takes entries of A's row and walks their rows of B.
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, a_len), [&](const Ordinal t) {
+        insert_products_of_entry<Numeric, BRowSplit::Serial>(v, team, row, a_begin + t, l1, window, l2);
+      });
+    } else if (a_len >= team.team_size()) {
       // Thread-parallel (kkSpGEMM Fig. 3a): threads split A's row, their lanes each row of B.
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_len), [&](const Ordinal t) {
-        insert_products_of_entry<Numeric>(v, team, a_begin + t, l1, window, l2);
+        insert_products_of_entry<Numeric>(v, team, row, a_begin + t, l1, window, l2);
       });
     } else {
       // Fewer entries in A's row than threads: the whole team takes one row of B after the other, so that long
       // rows of B reached from short rows of A do not leave most threads idle.
       for (Ordinal t = 0; t < a_len; ++t) {
-        insert_products_of_entry<Numeric, true>(v, team, a_begin + t, l1, window, l2);
+        insert_products_of_entry<Numeric, BRowSplit::WholeTeam>(v, team, row, a_begin + t, l1, window, l2);
       }
     }
     team.team_barrier();

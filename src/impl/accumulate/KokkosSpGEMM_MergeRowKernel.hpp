@@ -83,7 +83,7 @@ struct MergeRowKernel {
       const auto e = a_begin + t;
       const auto jb = v.b_rows(v.a_cols(e)) + (i - bounds[0][t]);
       keys[0][i] = v.b_cols(jb);
-      if constexpr (Numeric) vals[0][i] = v.a_vals(e) * v.b_vals(jb);
+      if constexpr (Numeric) vals[0][i] = v.a_value(row, e) * v.b_vals(jb);
     });
     team.team_barrier();
 

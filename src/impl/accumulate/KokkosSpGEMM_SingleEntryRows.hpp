@@ -28,7 +28,7 @@ struct SingleEntryRowsKernel {
       for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
         const Ordinal k = v.a_cols(e);
         for (auto jb = v.b_rows(k); jb < v.b_rows(k + 1); ++jb) {
-          sum += v.a_vals(e) * v.b_vals(jb);
+          sum += v.a_value(row, e) * v.b_vals(jb);
           col = v.b_cols(jb);
         }
       }

@@ -61,6 +61,7 @@ KOKKOS_INLINE_FUNCTION void compress_sorted_products(const Views& v, const Membe
 
 template <class ExecSpace, bool Numeric, class Views, class Perm>
 struct EscRowKernel {
+  static_assert(Views::stored_values, "KokkosSpGEMM: research row methods multiply by A's stored values only");
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;

@@ -42,6 +42,7 @@ KOKKOS_INLINE_FUNCTION void heap_sift_down(HeapSlot<Ordinal>* heap, std::int64_t
 
 template <class ExecSpace, bool Numeric, class Views, class Perm>
 struct HeapRowsKernel {
+  static_assert(Views::stored_values, "KokkosSpGEMM: research row methods multiply by A's stored values only");
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;

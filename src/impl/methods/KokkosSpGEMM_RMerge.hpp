@@ -30,6 +30,7 @@ constexpr int rmerge_width() {
 /// Round 1: unit u is entry u of A, i.e. row a_cols(u) of B scaled by a_vals(u).
 template <class Views>
 struct RMergeFromB {
+  static_assert(Views::stored_values, "KokkosSpGEMM: research row methods multiply by A's stored values only");
   Views v;
   KOKKOS_INLINE_FUNCTION std::int64_t begin(std::int64_t u) const { return v.b_rows(v.a_cols(u)); }
   KOKKOS_INLINE_FUNCTION std::int64_t end(std::int64_t u) const { return v.b_rows(v.a_cols(u) + 1); }

@@ -21,6 +21,7 @@ namespace Impl {
 template <bool Numeric, class ExecSpace, class Views, class Perm>
 std::size_t segmented_merge_rows(const ExecSpace& exec, const Views& v, const Perm& perm, std::int64_t first,
                                  std::int64_t rows, std::int64_t group_elements) {
+  static_assert(Views::stored_values, "KokkosSpGEMM: research row methods multiply by A's stored values only");
   using Space = typename ExecSpace::memory_space;
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;

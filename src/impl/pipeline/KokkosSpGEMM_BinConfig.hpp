@@ -97,6 +97,9 @@ struct BinConfig {
   int team_size = 1;
   int vector_length = 1;
   int rows_per_team = 1;
+  /// Hash rows on GPUs whose entries of A meet rows of B shorter than the lanes (A*P with a tentative P): the lanes
+  /// split A's row, each walking its entries' rows of B, instead of splitting each row of B.
+  bool lanes_over_a = false;
   std::int64_t l1_entries = 0;  ///< scratch table slots per row (power of two)
   bool may_spill = false;       ///< rows may need a level-2 table from the pool
   std::int64_t l2_entries = 0;  ///< level-2 table slots (power of two), or dense accumulator width
@@ -254,10 +257,15 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     const int lanes = static_cast<int>(min_of<std::uint64_t>(
         c.vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_b_met)))));
     const int team = static_cast<int>(min_of<std::int64_t>(256 / lanes, budget / thread_row_bytes));
-    if (mean_b_met > 0 && most_products > 0 && most_products <= 4 * c.bound && lanes < c.vector_length &&
-        team * lanes >= 64) {
-      c.vector_length = lanes;
-      c.team_size = team;
+    if (mean_b_met > 0 && most_products > 0 && most_products <= 4 * c.bound && lanes < c.vector_length) {
+      if (team * lanes >= 64) {
+        c.vector_length = lanes;
+        c.team_size = team;
+      } else if (4 * mean_b_met <= c.vector_length) {
+        // Scratch holds too few tables for narrower rows (long rows of A that compress: 81 products into 24
+        // columns on block stencils): the lanes split A's row instead.
+        c.lanes_over_a = true;
+      }
     }
     c.rows_per_team = c.team_size;
     c.l1_entries = table;
@@ -286,6 +294,12 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
   }
   fit_level1(c, table, entry_bytes, budget);
   choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);
+  // Rows of B a quarter of the lanes or shorter, and no row of the bin far beyond its bound: every thread and lane
+  // of the team takes entries of A's row (one lane a row of B would leave 31 of 32 idle).
+  if (Traits::is_gpu && c.kernel == RowKernel::TeamRow && mean_b_met > 0 && 4 * mean_b_met <= c.vector_length &&
+      most_products > 0 && most_products <= 4 * c.bound) {
+    c.lanes_over_a = true;
+  }
   return c;
 }
 
@@ -305,9 +319,9 @@ std::int64_t pool_chunks(const ExecSpace& exec, const BinConfig& c, std::size_t 
 inline std::string describe_bin(const BinConfig& c) {
   char line[256];
   std::snprintf(line, sizeof(line),
-                "  bin %2d  bound <= %-10lld rows %-10lld %-26s team %2dx%-2d rows/team %-3d l1 %-6lld%s", c.bin,
+                "  bin %2d  bound <= %-10lld rows %-10lld %-26s team %2dx%-2d%s rows/team %-3d l1 %-6lld%s", c.bin,
                 static_cast<long long>(c.bound), static_cast<long long>(c.rows), row_kernel_name(c.kernel), c.team_size,
-                c.vector_length, c.rows_per_team, static_cast<long long>(c.l1_entries),
+                c.vector_length, c.lanes_over_a ? " over A" : "", c.rows_per_team, static_cast<long long>(c.l1_entries),
                 c.kernel == RowKernel::Dense ? "  dense width " : (c.may_spill ? "  l2 " : ""));
   std::string s(line);
   if (c.kernel == RowKernel::Dense || c.may_spill) s += std::to_string(c.l2_entries);

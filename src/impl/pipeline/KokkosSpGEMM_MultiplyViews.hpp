@@ -2,6 +2,8 @@
 #ifndef KOKKOSSPGEMM_MULTIPLYVIEWS_HPP
 #define KOKKOSSPGEMM_MULTIPLYVIEWS_HPP
 
+#include <impl/pipeline/KokkosSpGEMM_AValues.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -9,7 +11,8 @@
 namespace KokkosSpGEMM {
 namespace Impl {
 
-template <class AMatrix, class BMatrix, class CMatrix>
+/// AValues: what the numeric kernels multiply B's rows by (AValues.hpp), through a_value().
+template <class AMatrix, class BMatrix, class CMatrix, class AValues = StoredValues>
 struct MultiplyViews {
   using ordinal_type = typename AMatrix::ordinal_type;
   using scalar_type = typename AMatrix::scalar_type;
@@ -18,6 +21,9 @@ struct MultiplyViews {
   typename AMatrix::row_map_type::const_type a_rows;
   typename AMatrix::entries_type::const_type a_cols;
   typename AMatrix::values_type::const_type a_vals;
+  AValues a_values;
+  /// Whether a_value(i, e) is a_vals(e) (the kernels that read a_vals directly require it).
+  static constexpr bool stored_values = AValues::stored;
   typename BMatrix::row_map_type::const_type b_rows;
   typename BMatrix::entries_type::const_type b_cols;
   typename BMatrix::values_type::const_type b_vals;
@@ -60,10 +66,11 @@ struct MultiplyViews {
     return scalar_type();
   }
 
-  MultiplyViews(const AMatrix& a, const BMatrix& b, const CMatrix& c)
+  MultiplyViews(const AMatrix& a, const BMatrix& b, const CMatrix& c, const AValues& values = AValues())
       : a_rows(a.row_map()),
         a_cols(a.entries()),
         a_vals(a.values()),
+        a_values(values),
         b_rows(b.row_map()),
         b_cols(b.entries()),
         b_vals(b.values()),
@@ -71,6 +78,12 @@ struct MultiplyViews {
         c_cols(c.entries()),
         c_vals(c.values()),
         b_num_cols(b.num_cols()) {}
+
+  /// The value entry e of row i of A contributes.
+  template <class AOffset>
+  KOKKOS_INLINE_FUNCTION scalar_type a_value(ordinal_type i, AOffset e) const {
+    return a_values.value(a_vals, i, e);
+  }
 
   /// Upper bound of the size of row i of C.
   KOKKOS_INLINE_FUNCTION std::int64_t row_bound(ordinal_type i) const {

@@ -83,9 +83,10 @@ bool defers_operand_check(const Handle& handle, const CMatrix& c) {
 
 /// retried: this call already found C's columns changed once and made the map anew from them.
 /// operands_checked: A and B passed check_operands; otherwise (defers_operand_check) the replay checks them.
-template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
+/// values: what the kernels multiply B's rows by (AValues.hpp).
+template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix, class AValues = StoredValues>
 void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
-                 bool retried = false, bool operands_checked = true) {
+                 bool retried = false, bool operands_checked = true, const AValues& values = AValues()) {
   auto& st = state(handle);
   using Methods = typename Handle::methods_type;
   if (!operands_checked && !defers_operand_check(handle, c)) {
@@ -105,7 +106,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   Workspace<ExecSpace> workspace(exec, pool_budget > 0 || by_positions
                                            ? 0
                                            : min_of(workspace_small_pools_bytes, c_entry_bytes<CMatrix>(handle) / 8));
-  MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
+  MultiplyViews<AMatrix, BMatrix, CMatrix, AValues> v(a, b, c, values);
   v.known_columns = known;
   st.written_columns = nullptr;  // until this call succeeds
   if (v.known_columns) {
@@ -127,7 +128,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
     if (pool_budget > 0) limit = min_of(limit, pool_budget / 2);
     const std::size_t pool_cap = c_bytes > handle.kept_bytes() ? c_bytes - handle.kept_bytes() : 1;
     if (!make_position_map(exec, workspace, handle, v, limit, pool_cap, pool)) {
-      run_numeric(exec, handle, a, b, c);  // C's columns are not this product's: the full phase
+      run_numeric(exec, handle, a, b, c, false, true, values);  // C's columns are not this product's: the full phase
       return;
     }
     if (pool_budget > 0) pool_budget -= map.bytes();
@@ -164,7 +165,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
       // product's columns (the map making checks); otherwise, or without the map, the full phase recomputes them.
       map = decltype(st.positions)();
       if (replay && !retried) st.written_columns = c.entries().data();
-      run_numeric(exec, handle, a, b, c, true);
+      run_numeric(exec, handle, a, b, c, true, true, values);
       return;
     }
   }

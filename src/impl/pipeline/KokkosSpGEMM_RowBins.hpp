@@ -132,6 +132,69 @@ void allocate_permutation(const ExecSpace& exec, RowBins<Ordinal, typename ExecS
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), rows);
 }
 
+// bin_rows' kernels are named functors, not lambdas: nvcc gives an extended __host__ __device__ lambda in a
+// function template private per-translation-unit state, and a program whose translation units instantiate the same
+// bin_rows can call another unit's null copy of it (a host segfault; seen with two CUDA test units, 2026-11-27).
+
+/// bin_rows' first pass: each team's histogram of its rows' bins (and with a work measure each bin's most work and
+/// the rows' total), added into counts.
+template <class ExecSpace, class UpperBound, class Work>
+struct BinCounts {
+  using Member = typename Impl::Teams<ExecSpace>::member_type;
+  using ScratchCounts = Kokkos::View<std::int64_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> counts;
+  std::int64_t num_rows = 0;
+  UpperBound ub;
+  Work work;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    ScratchCounts local(team.team_scratch(0), num_row_bins);
+    // Each bin's most work: a team's maximum in scratch, then one global max; the block's work, then one sum.
+    const ScratchCounts most = Work::enabled ? ScratchCounts(team.team_scratch(0), num_row_bins + 1) : ScratchCounts();
+    team_histogram(team, local, num_rows, ub, work, most);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
+      if (b < num_row_bins && local(b)) Kokkos::atomic_add(&counts(b), local(b));
+      if (Work::enabled && most(b)) {
+        if (b < num_row_bins) {
+          Kokkos::atomic_fetch_max(&counts(num_row_bins + b), most(b));
+        } else {
+          Kokkos::atomic_add(&counts(2 * num_row_bins), most(b));
+        }
+      }
+    });
+  }
+};
+
+/// bin_rows' second pass: each team claims one range a bin and writes its rows into the permutation.
+template <class ExecSpace, class Ordinal, class UpperBound>
+struct BinScatter {
+  using Member = typename Impl::Teams<ExecSpace>::member_type;
+  using ScratchCounts = Kokkos::View<std::int64_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  Kokkos::View<Ordinal*, typename ExecSpace::memory_space> perm;
+  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> cursor;
+  BinStarts starts;
+  std::int64_t num_rows = 0;
+  UpperBound ub;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    ScratchCounts local(team.team_scratch(0), num_row_bins);
+    ScratchCounts base(team.team_scratch(0), num_row_bins);
+    team_histogram(team, local, num_rows, ub);
+    const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
+    const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
+    // Claim one contiguous range per bin for this team, then hand out slots inside it.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
+      base(b) = local(b) ? starts.first[b] + Kokkos::atomic_fetch_add(&cursor(b), local(b)) : 0;
+      local(b) = 0;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t i) {
+      const int b = row_bin_of(ub(i));
+      perm(base(b) + Kokkos::atomic_fetch_add(&local(b), std::int64_t(1))) = static_cast<Ordinal>(i);
+    });
+  }
+};
+
 /// The permutation is the result's own (handles keep it; see allocate_permutation for from_cache); the counts come
 /// from the phase's workspace. With a work measure (work(i) of row i, Work::enabled), the most work of a row in each
 /// bin comes back with the counts.
@@ -161,23 +224,7 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
       "KokkosSpGEMM::RowBins::count",
       policy.set_scratch_size(
           0, Kokkos::PerTeam(scratch + (Work::enabled ? ScratchCounts::shmem_size(num_row_bins + 1) : 0))),
-      KOKKOS_LAMBDA(const Member& team) {
-        ScratchCounts local(team.team_scratch(0), num_row_bins);
-        // Each bin's most work: a team's maximum in scratch, then one global max; the block's work, then one sum.
-        const ScratchCounts most =
-            Work::enabled ? ScratchCounts(team.team_scratch(0), num_row_bins + 1) : ScratchCounts();
-        team_histogram(team, local, num_rows, ub, work, most);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
-          if (b < num_row_bins && local(b)) Kokkos::atomic_add(&counts(b), local(b));
-          if (Work::enabled && most(b)) {
-            if (b < num_row_bins) {
-              Kokkos::atomic_fetch_max(&counts(num_row_bins + b), most(b));
-            } else {
-              Kokkos::atomic_add(&counts(2 * num_row_bins), most(b));
-            }
-          }
-        });
-      });
+      BinCounts<ExecSpace, UpperBound, Work>{counts, static_cast<std::int64_t>(num_rows), ub, work});
   // Into an array of the host's: a host mirror's free and a plain deep_copy each fence the whole device.
   std::int64_t counts_host[2 * num_row_bins + 1];
   const int copied = Work::enabled ? 2 * num_row_bins + 1 : num_row_bins;
@@ -197,23 +244,7 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   const auto perm = bins.perm;
   Kokkos::parallel_for(
       "KokkosSpGEMM::RowBins::scatter", policy.set_scratch_size(0, Kokkos::PerTeam(2 * scratch)),
-      KOKKOS_LAMBDA(const Member& team) {
-        ScratchCounts local(team.team_scratch(0), num_row_bins);
-        ScratchCounts base(team.team_scratch(0), num_row_bins);
-        team_histogram(team, local, num_rows, ub);
-        const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
-        const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
-        // Claim one contiguous range per bin for this team, then hand out slots inside it.
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
-          base(b) = local(b) ? starts.first[b] + Kokkos::atomic_fetch_add(&cursor(b), local(b)) : 0;
-          local(b) = 0;
-        });
-        team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t i) {
-          const int b = row_bin_of(ub(i));
-          perm(base(b) + Kokkos::atomic_fetch_add(&local(b), std::int64_t(1))) = static_cast<Ordinal>(i);
-        });
-      });
+      BinScatter<ExecSpace, Ordinal, UpperBound>{perm, cursor, starts, static_cast<std::int64_t>(num_rows), ub});
   workspace.rewind(mark);
   return bins;
 }

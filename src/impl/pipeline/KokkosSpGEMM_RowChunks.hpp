@@ -116,8 +116,9 @@ void run_symbolic_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& 
 
 /// The chunked numeric phase: C allocated whole (refused up front when it does not fit the budget), then each
 /// block's rows filled in place.
-template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
-void run_numeric_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix, class AValues = StoredValues>
+void run_numeric_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
+                         const AValues& values = AValues()) {
   auto& st = state(handle);
   using Ordinal = typename CMatrix::ordinal_type;
   using Scalar = typename CMatrix::scalar_type;
@@ -146,7 +147,8 @@ void run_numeric_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a
     const std::size_t part_c = static_cast<std::size_t>(part.nnz()) * (sizeof(Ordinal) + sizeof(Scalar)) +
                                static_cast<std::size_t>(r1 - r0 + 1) * sizeof(Offset);
     state(part).settings.memory_budget_bytes = budget > 0 ? left - block_maps + part_c + part.kept_bytes() : 0;
-    run_numeric(exec, part, a_part, b, c_part);
+    run_numeric(exec, part, a_part, b, c_part, false, true,
+                values.block(r0, static_cast<std::int64_t>(a_host_rows(r0))));
     peak = max_of(peak, state(part).numeric_pool_bytes + block_maps);
   }
   st.peak_extra_bytes = max_of(st.peak_extra_bytes, peak + handle.kept_bytes());

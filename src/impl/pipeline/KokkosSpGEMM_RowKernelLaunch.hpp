@@ -317,7 +317,8 @@ class RowKernelLauncher {
       k.rows_per_team = rows_per_team;
       for (std::size_t j = i; j <= last; ++j) {
         const std::int64_t entries = configs[j].kernel == RowKernel::Single ? 2 : configs[j].l1_entries;
-        k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(entries));
+        k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(entries),
+                  configs[j].lanes_over_a);
       }
       typename Kernel::Policy policy(exec, static_cast<int>(k.league()), team, lanes);
       policy.set_scratch_size(0, Kokkos::PerTeam(k.launch_scratch_bytes()));
@@ -338,7 +339,8 @@ class RowKernelLauncher {
     k.sorted = options.sorted;
     int team = 1;
     for (std::size_t j = i; j <= last; ++j) {
-      k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(configs[j].l1_entries));
+      k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(configs[j].l1_entries),
+                configs[j].lanes_over_a);
       team = max_of(team, configs[j].team_size);
     }
     typename Kernel::Policy policy(exec, static_cast<int>(k.league()), team, configs[i].vector_length);
@@ -362,6 +364,7 @@ class RowKernelLauncher {
     Kernel k{v, bins.perm, bins.offsets[c.bin], static_cast<Ordinal>(c.l1_entries), l2, pool, options.sorted};
     // The compact array rides beside a table sized to the budget, where the device's limit has room for it.
     k.rank_slots = Kernel::fitting_rank_slots(options.sorted, v.known_columns, k.l1_entries);
+    k.lanes_over_a = c.lanes_over_a;
     typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, c.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(k.l1_entries, k.rank_slots)));
     Kokkos::parallel_for(phase + "team_row_bin_" + std::to_string(c.bin), policy, k);

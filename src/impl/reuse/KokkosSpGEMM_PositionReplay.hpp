@@ -73,13 +73,14 @@ KOKKOS_INLINE_FUNCTION void with_width(int width, const F& f) {
 /// Adds the products of entry e of A (the first `offset` products of its row come before them) at their places
 /// in sums, the entry's row of B split over the calling thread's vector lanes. Returns their number.
 template <bool Atomic, class Views, class Member, class AOffset>
-KOKKOS_INLINE_FUNCTION typename Views::ordinal_type replay_entry(const Views& v, const Member& member, const AOffset e,
-                                                                 const unsigned char* places, int width,
-                                                                 std::int64_t offset,
+KOKKOS_INLINE_FUNCTION typename Views::ordinal_type replay_entry(const Views& v, const Member& member,
+                                                                 const typename Views::ordinal_type row,
+                                                                 const AOffset e, const unsigned char* places,
+                                                                 int width, std::int64_t offset,
                                                                  typename Views::scalar_type* sums) {
   using Ordinal = typename Views::ordinal_type;
   const Ordinal k = v.a_cols(e);
-  const auto a_val = v.a_vals(e);
+  const auto a_val = v.a_value(row, e);
   const auto b_begin = v.b_rows(k);
   const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
   with_width(width, [&](auto w) {
@@ -146,7 +147,7 @@ struct ReplayRowsKernel {
           std::int64_t offset = 0;
           const auto a_end = v.a_rows(row + 1);
           for (auto e = v.a_rows(row); e < a_end; ++e) {
-            offset += replay_entry<Atomic>(v, team, e, places, src.width, offset, sums);
+            offset += replay_entry<Atomic>(v, team, row, e, places, src.width, offset, sums);
           }
           x += write_row(v, team, row, sums, false);
         },
@@ -241,11 +242,39 @@ struct ReplayOwnedRowsKernel {
             const std::int64_t a_begin = static_cast<std::int64_t>(v.a_rows(row));
             const std::int64_t a_end = static_cast<std::int64_t>(v.a_rows(row + 1));
             std::int64_t offset = 0;
-            for (auto e = a_begin; e < a_end; ++e) {
+            auto e = a_begin;
+            // Entries four at a time: their chains of loads (column, row of B, value) in flight together. Where
+            // each meets a row of B of one entry (A*P with a tentative P), their four products are added at once;
+            // in the same order as one by one.
+            for (; e + 4 <= a_end; e += 4) {
+              std::int64_t b_begin[4], b_len[4];
+              for (int u = 0; u < 4; ++u) {
+                const Ordinal k = v.a_cols(e + u);
+                b_begin[u] = static_cast<std::int64_t>(v.b_rows(k));
+                b_len[u] = static_cast<std::int64_t>(v.b_rows(k + 1)) - b_begin[u];
+              }
+              if (b_len[0] == 1 && b_len[1] == 1 && b_len[2] == 1 && b_len[3] == 1) {
+                std::int64_t p[4];
+                Scalar a[4], b[4];
+                for (int u = 0; u < 4; ++u) {
+                  p[u] = load_position(places, w.value, offset + u);
+                  a[u] = v.a_value(row, e + u);
+                  b[u] = v.b_vals(b_begin[u]);
+                }
+                for (int u = 0; u < 4; ++u) sums[p[u] * stride] += a[u] * b[u];
+                offset += 4;
+              } else {
+                for (int u = 0; u < 4; ++u) {
+                  add_entry(v.a_value(row, e + u), b_begin[u], b_len[u], offset);
+                  offset += b_len[u];
+                }
+              }
+            }
+            for (; e < a_end; ++e) {
               const Ordinal k = v.a_cols(e);
               const std::int64_t b_begin = static_cast<std::int64_t>(v.b_rows(k));
               const std::int64_t b_len = static_cast<std::int64_t>(v.b_rows(k + 1)) - b_begin;
-              add_entry(v.a_vals(e), b_begin, b_len, offset);
+              add_entry(v.a_value(row, e), b_begin, b_len, offset);
               offset += b_len;
             }
           });
@@ -337,7 +366,7 @@ struct ReplayTeamRowKernel {
                 entry_end = t + 1 < entries ? offsets[t + 1] : products;
               } while (i >= entry_end);
               const Ordinal k = v.a_cols(a_begin + t);
-              a_val = v.a_vals(a_begin + t);
+              a_val = v.a_value(row, a_begin + t);
               b = static_cast<std::int64_t>(v.b_rows(k)) - offsets[t];
             }
             accumulate<atomic>(&sums[load_position(places, w.value, i)], a_val * v.b_vals(b + i));
@@ -365,7 +394,7 @@ struct ReplayTeamRowKernel {
       const auto a_begin = v.a_rows(row);
       Kokkos::parallel_for(
           Kokkos::TeamThreadRange(team, static_cast<Ordinal>(v.a_rows(row + 1) - a_begin)), [&](const Ordinal t) {
-            replay_entry<atomic>(v, team, a_begin + t, places, src.width, src.entry_offsets(a_begin + t), sums);
+            replay_entry<atomic>(v, team, row, a_begin + t, places, src.width, src.entry_offsets(a_begin + t), sums);
           });
     }
     if (!src.in_c) team.team_barrier();  // sums in C need no barrier: the checksum reads only C's columns
@@ -489,8 +518,9 @@ struct ReplayTilesKernel {
     const std::int32_t* offsets = nullptr;
     Scalar* c = nullptr;
     Scalar a_val{};
+    Ordinal row = 0;
     auto enter_row = [&]() {
-      const Ordinal row = perm(q);
+      row = perm(q);
       a_begin = static_cast<std::int64_t>(v.a_rows(row));
       entries = static_cast<std::int64_t>(v.a_rows(row + 1)) - a_begin;
       offsets = entry_offsets.data() + a_begin;
@@ -509,7 +539,7 @@ struct ReplayTilesKernel {
       while (e + 1 < entries && row_first + offsets[e + 1] <= i) ++e;  // entries without products, or passed
       entry_end = e + 1 < entries ? row_first + offsets[e + 1] : row_end;
       const Ordinal k = v.a_cols(a_begin + e);
-      a_val = v.a_vals(a_begin + e);
+      a_val = v.a_value(row, a_begin + e);
       b = static_cast<std::int64_t>(v.b_rows(k)) - offsets[e] - row_first;
     };
     if (i >= row_end) {  // a lane past the tile's first row
