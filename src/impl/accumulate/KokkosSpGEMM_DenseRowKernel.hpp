@@ -177,10 +177,12 @@ struct DenseRowKernel {
     const auto* b_rows = v.b_rows.data();
     const Ordinal* b_cols = v.b_cols.data();
     const Scalar* b_vals = v.b_vals.data();
+    const Scalar* a_vals = v.a_vals.data();
+    const auto a_row = v.a_values.row(row);  // the Jacobi operand's scale and diagonal, once a row
     std::int64_t n = 0;
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
-      const Scalar a_val = v.a_value(row, e);
+      const Scalar a_val = a_row(a_vals[e], e);
       const auto end = b_rows[k + 1];
       // A branch on whether the column is new: it predicts well on stencils (rows of a pattern that repeats) and
       // where nearly every product is new; a branch-free form (select the old sum or zero, and count) lost on those

@@ -21,6 +21,18 @@ struct StoredValues {
   }
   /// The values of a block of rows (RowChunks.hpp): first_row and first_entry are the block's first row and entry.
   StoredValues block(std::int64_t, std::int64_t) const { return *this; }
+  /// One row's part, taken once a row where a kernel's loop must not reload views (the CPU dense accumulator):
+  /// row(i)(a, e) is value(vals, i, e) for a = vals(e).
+  struct Row {
+    template <class Scalar, class AOffset>
+    KOKKOS_INLINE_FUNCTION Scalar operator()(const Scalar& a, AOffset) const {
+      return a;
+    }
+  };
+  template <class Ordinal>
+  KOKKOS_INLINE_FUNCTION Row row(Ordinal) const {
+    return Row();
+  }
 };
 
 /// The entries of I - w D^-1 A: -w dinv(i) a_ik, plus 1 at the row's diagonal entry diagonal(i) (its first one when
@@ -40,6 +52,21 @@ struct JacobiValues {
     const Scalar scaled = -omega * dinv(row) * vals(e);
     return first_entry + static_cast<std::int64_t>(e) == static_cast<std::int64_t>(diagonal(row)) ? scaled + Scalar(1)
                                                                                                   : scaled;
+  }
+  /// Row i's scale -w dinv(i) and diagonal entry, taken once a row (see StoredValues::Row).
+  struct Row {
+    Scalar scale;
+    std::int64_t diagonal_entry;
+    template <class AOffset>
+    KOKKOS_INLINE_FUNCTION Scalar operator()(const Scalar& a, AOffset e) const {
+      const Scalar scaled = scale * a;
+      return static_cast<std::int64_t>(e) == diagonal_entry ? scaled + Scalar(1) : scaled;
+    }
+  };
+  template <class Ordinal>
+  KOKKOS_INLINE_FUNCTION Row row(Ordinal i) const {
+    const std::int64_t r = first_row + i;
+    return Row{-omega * dinv(r), static_cast<std::int64_t>(diagonal(r)) - first_entry};
   }
   JacobiValues block(std::int64_t row, std::int64_t entry) const {
     JacobiValues b = *this;
