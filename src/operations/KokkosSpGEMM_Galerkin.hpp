@@ -66,6 +66,7 @@ class GalerkinHandle {
     m_state.galerkin = galerkin;
     m_state.tuning = tuning;
     m_state.first = m_state.second = product_handle(options, tuning);
+    m_state.smoother = JacobiHandle<ExecSpace, Scalar, Ordinal, Offset>(options, tuning);
   }
 
   const Options& options() const { return m_state.options; }
@@ -266,9 +267,6 @@ const typename GHandle::matrix_type& smoothed_prolongator(const ExecSpace& exec,
   if (symbolic) {
     check_omega("galerkin_symbolic", omega);
     st.dinv = inverse_diagonal(exec, a);
-    st.smoother = JacobiHandle<ExecSpace, typename GHandle::scalar_type, typename GHandle::ordinal_type,
-                               typename GHandle::offset_type>(st.options, st.tuning);
-    st.p = typename GHandle::matrix_type();
     jacobi_spgemm(exec, st.smoother, omega, st.dinv, a, p_tent, st.p);
   } else {
     inverse_diagonal(exec, a, st.dinv);

@@ -121,6 +121,9 @@ void check_jacobi_scaling(const char* function, Scalar omega, const DView& dinv,
                        "D^-1 has " << dinv.extent(0) << " entries but A has " << rows << " rows");
 }
 
+template <class ExecSpace, class JHandle, class AMatrix>
+bool refresh_jacobi_operand(const ExecSpace& exec, JHandle& h, const AMatrix& a);
+
 /// The symbolic work on A: each row's first diagonal entry, and the operand (A itself, or a copy of A with the
 /// missing diagonal entries appended to their rows).
 template <class ExecSpace, class JHandle, class AMatrix>
@@ -187,6 +190,7 @@ void make_jacobi_operand(const ExecSpace& exec, JHandle& h, const AMatrix& a) {
         const Offset d = diagonal(i);
         diagonal(i) = d < 0 ? row_map(i + 1) - 1 : static_cast<Offset>(row_map(i) + (d - a_rows(i)));
       });
+  refresh_jacobi_operand(exec, h, a);  // the copy's rows were sized from A's: they fit
 }
 
 /// Copies A's columns and values into the kept operand, the inserted diagonals as explicit zeros. False when a row
@@ -279,10 +283,6 @@ void jacobi_spgemm_symbolic(const ExecSpace& exec, JacobiHandle<ExecSpace, S, O,
   Impl::state(Impl::state(h).product).single_use = single_use;
   try {
     Impl::translate_allocation_failure("jacobi_spgemm_symbolic", [&] { Impl::make_jacobi_operand(exec, h, a); });
-    if (Impl::state(h).copied) {
-      KOKKOSSPGEMM_REQUIRE(Impl::refresh_jacobi_operand(exec, h, a), InvalidInput, "jacobi_spgemm_symbolic",
-                           "A changed while its operand was made");
-    }
     // The operand is A or made from it, and both were just checked.
     Impl::symbolic_phase(exec, Impl::state(h).product, Impl::state(h).operand, p, c, true);
   } catch (...) {

@@ -48,10 +48,7 @@ struct JacobiValues {
 
   template <class Vals, class Ordinal, class AOffset>
   KOKKOS_INLINE_FUNCTION Scalar value(const Vals& vals, Ordinal i, AOffset e) const {
-    const std::int64_t row = first_row + i;
-    const Scalar scaled = -omega * dinv(row) * vals(e);
-    return first_entry + static_cast<std::int64_t>(e) == static_cast<std::int64_t>(diagonal(row)) ? scaled + Scalar(1)
-                                                                                                  : scaled;
+    return row(i)(vals(e), e);
   }
   /// Row i's scale -w dinv(i) and diagonal entry, taken once a row (see StoredValues::Row).
   struct Row {
