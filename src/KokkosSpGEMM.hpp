@@ -7,6 +7,7 @@
 #include <KokkosSpGEMM_Config.hpp>
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_CsrMatrix.hpp>
+#include <KokkosSpGEMM_BsrMatrix.hpp>
 #include <KokkosSpGEMM_Options.hpp>
 #include <KokkosSpGEMM_Tuning.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
@@ -18,6 +19,9 @@
 #include <operations/KokkosSpGEMM_TransposedProducts.hpp>
 #include <operations/KokkosSpGEMM_Galerkin.hpp>
 #include <operations/KokkosSpGEMM_Jacobi.hpp>
+#include <operations/KokkosSpGEMM_BlockConversion.hpp>
+#include <operations/KokkosSpGEMM_BlockSpGEMM.hpp>
+#include <operations/KokkosSpGEMM_BlockGalerkin.hpp>
 #include <operations/KokkosSpGEMM_HostDeviceSplit.hpp>
 
 #endif

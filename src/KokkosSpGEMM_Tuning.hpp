@@ -29,6 +29,13 @@ enum class WideRows {
           ///< Only where the bitmap fits the team's scratch (B.num_cols() / 8 bytes); Hash otherwise.
 };
 
+/// How the block (BSR) product's numeric phase shares rows of C (Tuning::block_rows).
+enum class BlockRows {
+  Auto,     ///< Teams on GPUs, Threads on CPUs and wherever Options::deterministic is set.
+  Threads,  ///< A thread a row, adding into C in A's then B's order.
+  Teams     ///< A team a row of a length bin: the row's columns hashed and its blocks held in scratch where they fit
+            ///< (scratch_bytes), else added into C; the lanes share the row's block products.
+};
 struct Tuning {
   /// Level-0 scratch bytes a team may use for its hash table; 0 takes the backend's default. Small values force
   /// rows into the global memory pool (useful for tests).
@@ -58,6 +65,8 @@ struct Tuning {
   ReplayShape reuse_replay = ReplayShape::Auto;
   /// The accumulator of rows too long for scratch (see WideRows).
   WideRows wide_rows = WideRows::Auto;
+  /// The block product's row split (see BlockRows); Options::deterministic takes Threads whatever this says.
+  BlockRows block_rows = BlockRows::Auto;
 };
 
 namespace Impl {

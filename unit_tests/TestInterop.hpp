@@ -78,4 +78,36 @@ TEST(TEST_CATEGORY, interop_crsmatrix_entry_points) {
   EXPECT_THROW(KokkosSpGEMM::Interop::spgemm_symbolic(kh, ka, false, ka, false, kc), KokkosSpGEMM::DimensionMismatch);
 }
 
+#if defined(KOKKOSSPGEMM_HAVE_KOKKOSKERNELS_BSR)
+TEST(TEST_CATEGORY, interop_bsr_round_trip_and_block_product_against_kokkos_kernels) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  Kokkos::DefaultHostExecutionSpace host;
+  const auto a = KokkosSpGEMM::to_bsr(exec, KokkosSpGEMM::block_stencil_3d_27pt<double>(4, 3), 3);
+  const auto kk = KokkosSpGEMM::Interop::to_kokkoskernels<Exec>(a);
+  EXPECT_EQ(kk.numRows(), a.num_block_rows());
+  EXPECT_EQ(kk.blockDim(), 3);
+  const auto back = KokkosSpGEMM::to_host(KokkosSpGEMM::Interop::from_kokkoskernels_bsr(kk));
+  const auto orig = KokkosSpGEMM::to_host(a);
+  ASSERT_EQ(back.values().extent(0), orig.values().extent(0));
+  for (std::size_t x = 0; x < orig.values().extent(0); ++x) ASSERT_EQ(back.values()(x), orig.values()(x));
+  // Kokkos Kernels' block product of the same matrices against ours (its rows may be unsorted).
+  using KH =
+      KokkosKernels::Experimental::KokkosKernelsHandle<int, int, double, Exec, Exec::memory_space, Exec::memory_space>;
+  KH kh;
+  kh.create_spgemm_handle(KokkosSparse::SPGEMM_KK);
+  decltype(KokkosSpGEMM::Interop::to_kokkoskernels<Exec>(a)) kc;
+  KokkosSparse::block_spgemm_symbolic(kh, kk, false, kk, false, kc);
+  KokkosSparse::block_spgemm_numeric(kh, kk, false, kk, false, kc);
+  const auto theirs =
+      KokkosSpGEMM::to_csr(host, KokkosSpGEMM::to_host(KokkosSpGEMM::Interop::from_kokkoskernels_bsr(kc)));
+  const auto ours = KokkosSpGEMM::to_csr(host, KokkosSpGEMM::to_host(KokkosSpGEMM::spgemm(exec, a, a)));
+  const auto ref =
+      KokkosSpGEMM::reference_spgemm_with_bounds(KokkosSpGEMM::to_csr(host, orig), KokkosSpGEMM::to_csr(host, orig));
+  EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(ours, ref, true).ok);
+  const auto cmp = KokkosSpGEMM::compare_to_reference(theirs, ref, false);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+}
+#endif
+
 }  // namespace KokkosSpGEMMTest

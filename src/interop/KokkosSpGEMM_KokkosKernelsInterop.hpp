@@ -16,8 +16,12 @@
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spgemm.hpp>
 #if defined(KOKKOSKERNELS_VERSION)
+#include <KokkosSparse_BsrMatrix.hpp>
 #include <KokkosSparse_SortCrs.hpp>
 #include <KokkosSparse_Utils.hpp>
+#include <KokkosSpGEMM_BsrMatrix.hpp>
+// Kokkos Kernels 3.4 (Debian's) has no BsrMatrix: the BSR conversions exist with 4.x only.
+#define KOKKOSSPGEMM_HAVE_KOKKOSKERNELS_BSR 1
 #else
 #include <KokkosKernels_SparseUtils.hpp>
 #endif
@@ -41,6 +45,15 @@ template <class ExecSpace, class S, class O, class F>
 using KokkosKernelsMatrix =
     KokkosSparse::CrsMatrix<S, O, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>, void, F>;
 
+/// A non-const copy of a Kokkos Kernels row map (ours are non-const; theirs may be const).
+template <class RowMap>
+Kokkos::View<typename RowMap::non_const_value_type*, typename RowMap::memory_space> owned_row_map(const RowMap& rows) {
+  Kokkos::View<typename RowMap::non_const_value_type*, typename RowMap::memory_space> out(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Interop::row_map"), rows.extent(0));
+  Kokkos::deep_copy(out, rows);
+  return out;
+}
+
 /// A KokkosSparse::CrsMatrix sharing A's views (no copy).
 template <class ExecSpace, class S, class O, class F>
 KokkosKernelsMatrix<ExecSpace, S, O, F> to_kokkoskernels(
@@ -56,11 +69,34 @@ auto from_kokkoskernels(const KKMatrix& a) {
   using O = typename KKMatrix::non_const_ordinal_type;
   using F = typename KKMatrix::non_const_size_type;
   using Out = CsrMatrix<S, O, F, typename KKMatrix::memory_space>;
-  typename Out::row_map_type row_map(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Interop::row_map"),
-                                     a.graph.row_map.extent(0));
-  Kokkos::deep_copy(row_map, a.graph.row_map);
-  return Out(a.numRows(), a.numCols(), row_map, a.graph.entries, a.values);
+  return Out(a.numRows(), a.numCols(), owned_row_map(a.graph.row_map), a.graph.entries, a.values);
 }
+
+#if defined(KOKKOSSPGEMM_HAVE_KOKKOSKERNELS_BSR)
+template <class ExecSpace, class S, class O, class F>
+using KokkosKernelsBsrMatrix =
+    KokkosSparse::Experimental::BsrMatrix<S, O, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>, void, F>;
+
+/// A KokkosSparse::Experimental::BsrMatrix sharing A's views (no copy; the same row-major blocks).
+template <class ExecSpace, class S, class O, class F>
+KokkosKernelsBsrMatrix<ExecSpace, S, O, F> to_kokkoskernels(
+    const BsrMatrix<S, O, F, typename ExecSpace::memory_space>& a) {
+  using KK = KokkosKernelsBsrMatrix<ExecSpace, S, O, F>;
+  return KK("KokkosSpGEMM::Interop", a.num_block_cols(), a.values(),
+            typename KK::staticcrsgraph_type(a.entries(), a.row_map()), a.block_size());
+}
+
+/// Our BsrMatrix sharing a KokkosSparse::Experimental::BsrMatrix's entries and values (the row map is copied when
+/// it is const).
+template <class KKBsr>
+auto from_kokkoskernels_bsr(const KKBsr& a) {
+  using S = typename KKBsr::non_const_value_type;
+  using O = typename KKBsr::non_const_ordinal_type;
+  using F = typename KKBsr::non_const_size_type;
+  using Out = BsrMatrix<S, O, F, typename KKBsr::memory_space>;
+  return Out(a.numRows(), a.numCols(), a.blockDim(), owned_row_map(a.graph.row_map), a.graph.entries, a.values);
+}
+#endif
 
 namespace Impl {
 /// Our CsrMatrix viewing a KokkosSparse::CrsMatrix's arrays without copying or owning them. The const_cast is

@@ -53,24 +53,29 @@ const std::vector<Command>& commands() {
        "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
        "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--check | --check-rows N]\n"
        "                        [--deterministic] [--no-position-map] [--replay auto|rows|tiles|scratch-rows]\n"
-       "                        [--wide-rows auto|hash|bitmap] [--profile]\n",
+       "                        [--wide-rows auto|hash|bitmap] [--profile] [--block-size B]\n",
        {"--a", "--b", "--algorithm", "--out", "--repeat", "--scratch-bytes", "--host-fraction", "--check-rows",
-        "--replay", "--wide-rows"},
+        "--replay", "--wide-rows", "--block-size"},
        {"--transpose-b", "--unsorted", "--check", "--deterministic", "--no-position-map", "--profile"},
        "  C = A*B (B defaults to A; --transpose-b: A*B^T), timed: symbolic, numeric, one-shot and reuse calls.\n"
        "  --algorithm: a name of list-algorithms (default auto). --repeat N >= 1 (default 3): rounds timed after\n"
        "  a warm-up. --scratch-bytes N >= 0: team scratch per bin (0: the default). --host-fraction F in [0, 1]:\n"
        "  that share of the products on the host, the rest on the device, at once. --check: C against the\n"
        "  reference; --check-rows N >= 1: N random rows and the 4 longest only, for a huge C. --profile: time per\n"
-       "  kernel, copies and allocations of a one-shot and of reuse calls (CUDA_LAUNCH_BLOCKING=1 on GPUs).\n"},
+       "  kernel, copies and allocations of a one-shot and of reuse calls (CUDA_LAUNCH_BLOCKING=1 on GPUs).\n"
+       "  --block-size B >= 1: A and B as BSR matrices of B x B blocks (dimensions multiples of B; a block is\n"
+       "  stored wherever the file has an entry in it), the block product timed; --out writes C's point form, every\n"
+       "  block in full. With B: --transpose-b, --deterministic, --scratch-bytes, --check, --out and --repeat.\n"},
       {"rap",
        "  kokkosspgemm rap --a A --p P [--r R | --smooth W] [--order auto|left|right] [--out Ac.mtx] [--repeat N]\n"
-       "                   [--check]\n",
-       {"--a", "--p", "--r", "--smooth", "--order", "--out", "--repeat"},
+       "                   [--check] [--block-size B]\n",
+       {"--a", "--p", "--r", "--smooth", "--order", "--out", "--repeat", "--block-size"},
        {"--check"},
        "  Ac = R*A*P (R defaults to P^T, kept in the handle; left: (R*A)*P, right: R*(A*P)), timed: symbolic,\n"
        "  numeric and reuse-numeric calls. --smooth W: P is the tentative prolongator; the handle forms the smoothed\n"
-       "  P = (I - W D^-1 A) P, D^-1 = 1 / diag(A), in one Jacobi-fused product. --repeat N >= 1 (default 3).\n"},
+       "  P = (I - W D^-1 A) P, D^-1 = 1 / diag(A), in one Jacobi-fused product. --repeat N >= 1 (default 3).\n"
+       "  --block-size B: R, A and P as BSR matrices of B x B blocks, Ac = R*(A*P) on blocks (--order: auto only;\n"
+       "  --smooth forms P in point form first).\n"},
       {"jacobi",
        "  kokkosspgemm jacobi --a A --p P --omega W [--dinv D.mtx] [--out C.mtx] [--repeat N] [--check]\n"
        "                      [--profile]\n",
@@ -207,6 +212,7 @@ struct MultiplySetup {
   KokkosSpGEMM::SplitOptions split;
   int repeat = 3;
   long long check_rows = 0;  // 0: no sampled check
+  int block = 0;             // --block-size (0: point CSR)
 };
 
 MultiplySetup setup_multiply(const Args& args) {
@@ -239,9 +245,88 @@ MultiplySetup setup_multiply(const Args& args) {
     throw UsageError("--check and --check-rows exclude each other (--check-rows is --check for a huge C)");
   }
   s.check_rows = number_flag<long long>(args, "--check-rows", 0, 1, 1000000000);
+  s.block = static_cast<int>(number_flag<long long>(args, "--block-size", 0, 1, 64));
+  if (s.block > 0) {
+    for (const char* flag : {"--algorithm", "--host-fraction", "--check-rows", "--replay", "--wide-rows"}) {
+      if (args.values.count(flag)) throw UsageError(std::string(flag) + " does not apply to --block-size");
+    }
+    for (const char* flag : {"--unsorted", "--no-position-map", "--profile"}) {
+      if (args.has(flag)) throw UsageError(std::string(flag) + " does not apply to --block-size");
+    }
+  }
   s.out = args.get("--out");
   check_writable("--out", s.out);
   return s;
+}
+
+using DeviceBsr = KokkosSpGEMM::BsrMatrix<Scalar, Ordinal, Offset, Exec::memory_space>;
+
+/// The point forms of two BSR matrices, for the reference.
+std::pair<HostMatrix, HostMatrix> point_forms(const DeviceBsr& x, const DeviceBsr& y) {
+  Kokkos::DefaultHostExecutionSpace host;
+  return {KokkosSpGEMM::to_csr(host, KokkosSpGEMM::to_host(x)), KokkosSpGEMM::to_csr(host, KokkosSpGEMM::to_host(y))};
+}
+
+/// multiply with --block-size: the block product, timed like multiply.
+int multiply_block(const Args& args, const MultiplySetup& setup, const DeviceMatrix& da, const DeviceMatrix& db) {
+  Exec exec;
+  const DeviceBsr ba = KokkosSpGEMM::to_bsr(exec, da, setup.block);
+  const DeviceBsr bb = KokkosSpGEMM::to_bsr(exec, db, setup.block);
+  KokkosSpGEMM::BsrHandle<Exec, Scalar, Ordinal, Offset> handle(setup.options, setup.tuning);
+  DeviceBsr c;
+  std::vector<double> t_symbolic, t_numeric, t_reuse, t_one_shot;
+  for (int r = 0; r < setup.repeat + 1; ++r) {  // the first round warms up and is not counted
+    exec.fence();
+    auto t0 = std::chrono::steady_clock::now();
+    KokkosSpGEMM::spgemm_symbolic(exec, handle, ba, bb, c);
+    exec.fence();
+    const double ts = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    KokkosSpGEMM::spgemm_numeric(exec, handle, ba, bb, c);
+    exec.fence();
+    const double tn = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    KokkosSpGEMM::spgemm_numeric(exec, handle, ba, bb, c);
+    exec.fence();
+    const double tr = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    const DeviceBsr one_shot_c = KokkosSpGEMM::spgemm(exec, ba, bb, setup.options, setup.tuning);
+    exec.fence();
+    const double to = seconds_since(t0);
+    if (r > 0) {
+      t_symbolic.push_back(ts);
+      t_numeric.push_back(tn);
+      t_reuse.push_back(tr);
+      t_one_shot.push_back(to);
+    }
+  }
+  const int b = setup.block;
+  const double flops = 2.0 * static_cast<double>(handle.block_products()) * b * b * b;
+  const auto rate = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
+  std::printf("execution space   %s\n", KokkosSpGEMM::BackendTraits<Exec>::name());
+  std::printf("blocks            %d x %d\n", b, b);
+  std::printf("A                 %s: %lld x %lld blocks, %zu blocks\n", setup.a_spec.c_str(),
+              (long long)ba.num_block_rows(), (long long)ba.num_block_cols(), ba.nnz_blocks());
+  std::printf("B                 %lld x %lld blocks, %zu blocks\n", (long long)bb.num_block_rows(),
+              (long long)bb.num_block_cols(), bb.nnz_blocks());
+  std::printf("blocks of C       %lld (%lld entries)\n", (long long)handle.nnz_blocks(),
+              (long long)handle.nnz_blocks() * b * b);
+  std::printf("block products    %lld (%.0f flops)\n", (long long)handle.block_products(), flops);
+  std::printf("symbolic          %.6f s (median of %d)\n", median(t_symbolic), setup.repeat);
+  std::printf("numeric           %.6f s  %.2f GFLOP/s\n", median(t_numeric), rate(median(t_numeric)));
+  std::printf("spgemm one-shot   %.6f s  %.2f GFLOP/s (one call, no handle kept)\n", median(t_one_shot),
+              rate(median(t_one_shot)));
+  std::printf("reuse numeric     %.6f s  %.2f GFLOP/s\n", median(t_reuse), rate(median(t_reuse)));
+  std::printf("%s", handle.describe().c_str());
+  if (args.has("--check")) {
+    const auto [pa, pb] = point_forms(ba, bb);
+    Kokkos::DefaultHostExecutionSpace host;
+    const auto cmp = KokkosSpGEMM::compare_to_reference(KokkosSpGEMM::to_csr(host, KokkosSpGEMM::to_host(c)), pa, pb);
+    std::printf("check             %s%s\n", cmp.ok ? "matches the reference" : "MISMATCH: ", cmp.message.c_str());
+    if (!cmp.ok) return 1;
+  }
+  if (!setup.out.empty()) KokkosSpGEMM::write_matrix_market(setup.out, KokkosSpGEMM::to_csr(exec, c));
+  return 0;
 }
 
 /// multiply with --host-fraction: one-shot spgemm_split, its stage times and the share each side got.
@@ -301,6 +386,7 @@ int multiply(const Args& args, const MultiplySetup& setup) {
   if (KokkosSpGEMM::needs_sorted_b(options.algorithm)) KokkosSpGEMM::sort_rows(exec, db);
 
   if (setup.split.host_fraction > 0) return multiply_split(args, setup, a, da, db);
+  if (setup.block > 0) return multiply_block(args, setup, da, db);
 
   std::vector<double> t_symbolic, t_numeric, t_first_reuse, t_reuse, t_one_shot;
   KokkosSpGEMM::MethodsHandle<Exec, Scalar, Ordinal, Offset> handle(options, tuning);
@@ -411,6 +497,7 @@ struct RapSetup {
   double smooth = 0;
   KokkosSpGEMM::GalerkinOptions galerkin;
   int repeat = 3;
+  int block = 0;  // --block-size (0: point CSR)
 };
 
 RapSetup setup_rap(const Args& args) {
@@ -430,9 +517,71 @@ RapSetup setup_rap(const Args& args) {
           {"right", KokkosSpGEMM::TripleOrder::RightFirst}},
          s.galerkin.triple_order);
   s.repeat = static_cast<int>(number_flag<long long>(args, "--repeat", 3, 1, 1000000));
+  s.block = static_cast<int>(number_flag<long long>(args, "--block-size", 0, 1, 64));
+  if (s.block > 0 && s.order != "auto") throw UsageError("--order does not apply to --block-size");
   s.out = args.get("--out");
   check_writable("--out", s.out);
   return s;
+}
+
+/// rap with --block-size: Ac = R*(A*P) on blocks through a BsrGalerkinHandle, timed: the first call (analysis and
+/// numeric) and reuse calls.
+int rap_block(const Args& args, const RapSetup& setup, const DeviceMatrix& da, DeviceMatrix dp,
+              const DeviceMatrix& dr) {
+  Exec exec;
+  if (setup.smooth != 0) {
+    dp = KokkosSpGEMM::jacobi_spgemm(exec, setup.smooth, KokkosSpGEMM::inverse_diagonal(exec, da), da, dp);
+  }
+  const bool explicit_r = dr.num_rows() > 0 || dr.num_cols() > 0;
+  const int b = setup.block;
+  const DeviceBsr ba = KokkosSpGEMM::to_bsr(exec, da, b);
+  const DeviceBsr bp = KokkosSpGEMM::to_bsr(exec, dp, b);
+  const DeviceBsr br = explicit_r ? KokkosSpGEMM::to_bsr(exec, dr, b) : DeviceBsr();
+  std::vector<double> t_first, t_reuse;
+  KokkosSpGEMM::BsrGalerkinHandle<Exec, Scalar, Ordinal, Offset> handle;
+  DeviceBsr ac;
+  for (int round = 0; round < setup.repeat + 1; ++round) {  // the first round warms up and is not counted
+    handle = KokkosSpGEMM::BsrGalerkinHandle<Exec, Scalar, Ordinal, Offset>();
+    for (int call = 0; call < 2; ++call) {
+      exec.fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      if (explicit_r) {
+        KokkosSpGEMM::galerkin_product(exec, handle, br, ba, bp, ac);
+      } else {
+        KokkosSpGEMM::galerkin_product(exec, handle, ba, bp, ac);
+      }
+      exec.fence();
+      if (round > 0) (call == 0 ? t_first : t_reuse).push_back(seconds_since(t0));
+    }
+  }
+  const double flops = 2.0 * static_cast<double>(handle.block_products()) * b * b * b;
+  const auto rate = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
+  std::printf("execution space   %s\n", KokkosSpGEMM::BackendTraits<Exec>::name());
+  std::printf("blocks            %d x %d\n", b, b);
+  std::printf("A                 %lld x %lld blocks, %zu blocks\n", (long long)ba.num_block_rows(),
+              (long long)ba.num_block_cols(), ba.nnz_blocks());
+  std::printf("P                 %lld x %lld blocks, %zu blocks%s\n", (long long)bp.num_block_rows(),
+              (long long)bp.num_block_cols(), bp.nnz_blocks(), setup.smooth != 0 ? " (smoothed)" : "");
+  std::printf("R                 %s\n", explicit_r ? setup.r_spec.c_str() : "P^T (kept in the handle)");
+  std::printf("Ac                %lld x %lld blocks, %zu blocks\n", (long long)ac.num_block_rows(),
+              (long long)ac.num_block_cols(), ac.nnz_blocks());
+  std::printf("block products    %lld (A*P %lld, R*(A*P) %lld)\n", (long long)handle.block_products(),
+              (long long)handle.ap().block_products(), (long long)handle.rap().block_products());
+  std::printf("first call        %.6f s (median of %d; analysis and numeric)\n", median(t_first), setup.repeat);
+  std::printf("reuse numeric     %.6f s  %.2f GFLOP/s\n", median(t_reuse), rate(median(t_reuse)));
+  if (args.has("--check")) {
+    Kokkos::DefaultHostExecutionSpace host;
+    const auto [pa, pp] = point_forms(ba, bp);
+    const HostMatrix pr = explicit_r
+                              ? KokkosSpGEMM::to_csr(host, KokkosSpGEMM::to_host(br))
+                              : KokkosSpGEMM::to_host(KokkosSpGEMM::transpose(exec, KokkosSpGEMM::copy_to(exec, pp)));
+    const auto cmp = KokkosSpGEMM::compare_to_reference(KokkosSpGEMM::to_csr(host, KokkosSpGEMM::to_host(ac)),
+                                                        KokkosSpGEMM::reference_spgemm(pr, pa), pp, true, 16.0);
+    std::printf("check             %s%s\n", cmp.ok ? "matches the reference" : "MISMATCH: ", cmp.message.c_str());
+    if (!cmp.ok) return 1;
+  }
+  if (!setup.out.empty()) KokkosSpGEMM::write_matrix_market(setup.out, KokkosSpGEMM::to_csr(exec, ac));
+  return 0;
 }
 
 int rap(const Args& args, const RapSetup& setup) {
@@ -446,6 +595,7 @@ int rap(const Args& args, const RapSetup& setup) {
   Exec exec;
   const DeviceMatrix da = KokkosSpGEMM::copy_to(exec, a), dp = KokkosSpGEMM::copy_to(exec, p);
   const DeviceMatrix dr = explicit_r ? KokkosSpGEMM::copy_to(exec, r) : DeviceMatrix();
+  if (setup.block > 0) return rap_block(args, setup, da, dp, dr);
   KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset> handle({}, options);
   DeviceMatrix ac;
   std::vector<double> t_symbolic, t_numeric, t_reuse;
