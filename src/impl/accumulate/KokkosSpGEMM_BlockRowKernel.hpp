@@ -204,7 +204,7 @@ struct BlockSerialRows {
           pos = v.find_in_c(c_begin, len, j);
         }
         if (pos < 0) {
-          Kokkos::atomic_increment(&v.misses());
+          Kokkos::atomic_add(&v.misses(), 1ull);
           continue;
         }
         const std::int64_t out = (c_begin + pos) * bb;
@@ -323,7 +323,7 @@ struct BlockTeamRows {
           if (pos >= 0) out = &v.c_vals((c_begin + pos) * bb);
         }
         if (out == nullptr) {
-          Kokkos::atomic_increment(&v.misses());
+          Kokkos::atomic_add(&v.misses(), 1ull);
           return;
         }
         if constexpr (BackendTraits<ExecSpace>::is_gpu) {
