@@ -125,7 +125,6 @@ CsrMatrix<S, O, F, typename ExecSpace::memory_space> to_csr(const ExecSpace& exe
         const int rr = r % b;
         const std::int64_t len = static_cast<std::int64_t>(a_rows(bi + 1) - a_rows(bi));
         const std::int64_t start = static_cast<std::int64_t>(a_rows(bi)) * bb + rr * len * b;
-        if (r == 0) c_rows(0) = 0;
         c_rows(r + 1) = static_cast<F>(start + len * b);
         std::int64_t out = start;
         for (auto e = a_rows(bi); e < a_rows(bi + 1); ++e) {

@@ -229,12 +229,13 @@ void spgemm_symbolic(const ExecSpace& exec, BsrHandle<ExecSpace, S, O, F>& h, co
   st.done = true;
 }
 
-/// Numeric phase: C's blocks from this call's values of A and B (the analysed structures; C as the symbolic phase
-/// left it). Throws HandleMismatch (no analysis, another structure, or a product whose block column C lacks),
-/// DimensionMismatch (block sizes), InvalidInput (malformed A or B).
+namespace Impl {
+/// spgemm_numeric; checked: A and B are the views the symbolic phase of the same call just checked (their block
+/// graphs need no second pass).
 template <class ExecSpace, class S, class O, class F, class FA, class MA, class FB, class MB>
-void spgemm_numeric(const ExecSpace& exec, BsrHandle<ExecSpace, S, O, F>& h, const BsrMatrix<S, O, FA, MA>& a,
-                    const BsrMatrix<S, O, FB, MB>& b, BsrMatrix<S, O, F, typename ExecSpace::memory_space>& c) {
+void block_numeric_phase(const ExecSpace& exec, BsrHandle<ExecSpace, S, O, F>& h, const BsrMatrix<S, O, FA, MA>& a,
+                         const BsrMatrix<S, O, FB, MB>& b, BsrMatrix<S, O, F, typename ExecSpace::memory_space>& c,
+                         bool checked) {
   using Space = typename ExecSpace::memory_space;
   using AM = BsrMatrix<S, O, FA, MA>;
   using BM = BsrMatrix<S, O, FB, MB>;
@@ -258,7 +259,9 @@ void spgemm_numeric(const ExecSpace& exec, BsrHandle<ExecSpace, S, O, F>& h, con
                            c.values().extent(0) == c.nnz_blocks() * static_cast<std::size_t>(st.block_size) *
                                                        static_cast<std::size_t>(st.block_size),
                        HandleMismatch, "spgemm_numeric", "C is not the block matrix spgemm_symbolic made");
-  Impl::check_operands(exec, "spgemm_numeric", Impl::block_graph(a, a.values()), Impl::block_graph(b, b.values()));
+  if (!checked) {
+    Impl::check_operands(exec, "spgemm_numeric", Impl::block_graph(a, a.values()), Impl::block_graph(b, b.values()));
+  }
   Kokkos::deep_copy(exec, st.misses, 0ull);
   const Views v(a, b, c, st.misses);
   Impl::with_block_size(st.block_size, [&](auto size) {
@@ -297,13 +300,25 @@ void spgemm_numeric(const ExecSpace& exec, BsrHandle<ExecSpace, S, O, F>& h, con
                        missed << " block products fall outside C's analysed structure (A or B changed structure): "
                                  "run spgemm_symbolic again");
 }
+}  // namespace Impl
+
+/// Numeric phase: C's blocks from this call's values of A and B (the analysed structures; C as the symbolic phase
+/// left it). Throws HandleMismatch (no analysis, another structure, or a product whose block column C lacks),
+/// DimensionMismatch (block sizes), InvalidInput (malformed A or B).
+template <class ExecSpace, class S, class O, class F, class FA, class MA, class FB, class MB>
+void spgemm_numeric(const ExecSpace& exec, BsrHandle<ExecSpace, S, O, F>& h, const BsrMatrix<S, O, FA, MA>& a,
+                    const BsrMatrix<S, O, FB, MB>& b, BsrMatrix<S, O, F, typename ExecSpace::memory_space>& c) {
+  Impl::block_numeric_phase(exec, h, a, b, c, false);
+}
 
 /// C = A*B on blocks through the handle: the symbolic phase when it holds no analysis, then the numeric one.
 template <class ExecSpace, class S, class O, class F, class FA, class MA, class FB, class MB>
 void spgemm(const ExecSpace& exec, BsrHandle<ExecSpace, S, O, F>& h, const BsrMatrix<S, O, FA, MA>& a,
             const BsrMatrix<S, O, FB, MB>& b, BsrMatrix<S, O, F, typename ExecSpace::memory_space>& c) {
-  if (!h.has_analysis()) spgemm_symbolic(exec, h, a, b, c);
-  spgemm_numeric(exec, h, a, b, c);
+  const bool analysed_now = !h.has_analysis();
+  if (analysed_now) spgemm_symbolic(exec, h, a, b, c);
+  // The symbolic phase just checked A's and B's block graphs (through the scalar pipeline's operand checks).
+  Impl::block_numeric_phase(exec, h, a, b, c, analysed_now);
 }
 
 /// One-shot C = A*B on blocks (C has A's offset type unless COffset names another).
