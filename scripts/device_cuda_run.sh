@@ -2,7 +2,7 @@
 # Runs a prebuilt CUDA build on a GPU machine: unit tests, compute-sanitizer, tool and perf_tests. Expects the
 # binaries in $BIN (default .device/bin) and the shared matrices in $KOKKOSSPGEMM_TEST_MATRICES (default
 # .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, tool, perf, methods,
-# transpose, galerkin, jacobi, block, compare, split, example, openmp, profile, reuse (default all but openmp, profile and reuse). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
+# transpose, galerkin, jacobi, block, triangles, compare, split, example, openmp, profile, reuse (default all but openmp, profile and reuse). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${BIN:-$root/.device/bin}"
@@ -59,6 +59,9 @@ for stage in $stages; do
     block)
       "$bin/KokkosSpGEMM_PerfBlock" --csv "$out/perf_block.csv" ${PERF_ARGS:-} 2>&1 | tee "$out/perf_block.log"
       "$bin/kokkosspgemm" multiply --a gen:elast:60:3 --block-size 3 2>&1 | tee "$out/tool_block.log"
+      ;;
+    triangles)
+      "$bin/KokkosSpGEMM_PerfTriangles" --csv "$out/perf_triangles.csv" ${PERF_ARGS:-} 2>&1 | tee "$out/perf_triangles.log"
       ;;
     compare)
       # The same products through two builds' tools in one call ($BIN_BEFORE, then $BIN), alternating: one-shot

@@ -11,6 +11,7 @@
 #include <KokkosSpGEMM_Options.hpp>
 #include <KokkosSpGEMM_Tuning.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
+#include <KokkosSpGEMM_Semirings.hpp>
 #include <KokkosSpGEMM_SpGEMM.hpp>
 #include <KokkosSpGEMM_TemporaryCache.hpp>
 #include <operations/KokkosSpGEMM_SortRows.hpp>
@@ -23,5 +24,8 @@
 #include <operations/KokkosSpGEMM_BlockSpGEMM.hpp>
 #include <operations/KokkosSpGEMM_BlockGalerkin.hpp>
 #include <operations/KokkosSpGEMM_HostDeviceSplit.hpp>
+#include <operations/KokkosSpGEMM_SemiringProducts.hpp>
+#include <operations/KokkosSpGEMM_MaskedSpGEMM.hpp>
+#include <operations/KokkosSpGEMM_Triangles.hpp>
 
 #endif

@@ -7,6 +7,7 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
 #include <KokkosSpGEMM_Tuning.hpp>
+#include <impl/accumulate/KokkosSpGEMM_SemiringValue.hpp>
 #include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 #include <impl/pipeline/KokkosSpGEMM_Numeric.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowChunks.hpp>
@@ -62,10 +63,11 @@ void check_types() {
   static_assert(std::is_same<typename AMatrix::scalar_type, typename CMatrix::scalar_type>::value &&
                     std::is_same<typename BMatrix::scalar_type, typename CMatrix::scalar_type>::value,
                 "KokkosSpGEMM: A, B and C must share their scalar type");
-  static_assert(std::is_same<typename HandleT::ordinal_type, typename CMatrix::ordinal_type>::value &&
-                    std::is_same<typename HandleT::offset_type, typename CMatrix::offset_type>::value &&
-                    std::is_same<typename HandleT::scalar_type, typename CMatrix::scalar_type>::value,
-                "KokkosSpGEMM: the handle's scalar, ordinal and offset types must be C's");
+  static_assert(
+      std::is_same<typename HandleT::ordinal_type, typename CMatrix::ordinal_type>::value &&
+          std::is_same<typename HandleT::offset_type, typename CMatrix::offset_type>::value &&
+          std::is_same<typename HandleT::scalar_type, Impl::stored_scalar_t<typename CMatrix::scalar_type>>::value,
+      "KokkosSpGEMM: the handle's scalar, ordinal and offset types must be C's");
   using Space = typename ExecSpace::memory_space;
   static_assert(
       Kokkos::SpaceAccessibility<ExecSpace, typename AMatrix::memory_space>::accessible &&

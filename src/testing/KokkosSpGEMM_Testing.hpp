@@ -6,6 +6,7 @@
 
 #include <testing/KokkosSpGEMM_CsrBuilder.hpp>
 #include <testing/KokkosSpGEMM_Reference.hpp>
+#include <testing/KokkosSpGEMM_ReferenceSemiring.hpp>
 #include <testing/KokkosSpGEMM_Generators.hpp>
 #include <testing/KokkosSpGEMM_TestMatrices.hpp>
 

@@ -53,10 +53,11 @@ const std::vector<Command>& commands() {
        "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
        "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--check | --check-rows N]\n"
        "                        [--deterministic] [--no-position-map] [--replay auto|rows|tiles|scratch-rows]\n"
-       "                        [--wide-rows auto|hash|bitmap] [--profile] [--block-size B]\n",
+       "                        [--wide-rows auto|hash|bitmap] [--profile] [--block-size B]\n"
+       "                        [--semiring NAME] [--mask M [--complement]]\n",
        {"--a", "--b", "--algorithm", "--out", "--repeat", "--scratch-bytes", "--host-fraction", "--check-rows",
-        "--replay", "--wide-rows", "--block-size"},
-       {"--transpose-b", "--unsorted", "--check", "--deterministic", "--no-position-map", "--profile"},
+        "--replay", "--wide-rows", "--block-size", "--semiring", "--mask"},
+       {"--transpose-b", "--unsorted", "--check", "--deterministic", "--no-position-map", "--profile", "--complement"},
        "  C = A*B (B defaults to A; --transpose-b: A*B^T), timed: symbolic, numeric, one-shot and reuse calls.\n"
        "  --algorithm: a name of list-algorithms (default auto). --repeat N >= 1 (default 3): rounds timed after\n"
        "  a warm-up. --scratch-bytes N >= 0: team scratch per bin (0: the default). --host-fraction F in [0, 1]:\n"
@@ -65,7 +66,12 @@ const std::vector<Command>& commands() {
        "  kernel, copies and allocations of a one-shot and of reuse calls (CUDA_LAUNCH_BLOCKING=1 on GPUs).\n"
        "  --block-size B >= 1: A and B as BSR matrices of B x B blocks (dimensions multiples of B; a block is\n"
        "  stored wherever the file has an entry in it), the block product timed; --out writes C's point form, every\n"
-       "  block in full. With B: --transpose-b, --deterministic, --scratch-bytes, --check, --out and --repeat.\n"},
+       "  block in full. With B: --transpose-b, --deterministic, --scratch-bytes, --check, --out and --repeat.\n"
+       "  --semiring NAME: C = A (+).(x) B over plus-times (default), min-plus, max-plus, max-min (values as read),\n"
+       "  or-and (nonzero is true), plus-pair (counts, 64-bit) or any-pair (the pattern; --out writes 1s).\n"
+       "  --mask M: C<M> = A*B, only the entries in M's structure (rows sorted, no repeats); --complement: C<!M>,\n"
+       "  only those outside it. With --semiring or --mask: --transpose-b, --deterministic, --check, --out, "
+       "--repeat.\n"},
       {"rap",
        "  kokkosspgemm rap --a A --p P [--r R | --smooth W] [--order auto|left|right] [--out Ac.mtx] [--repeat N]\n"
        "                   [--check] [--block-size B]\n",
@@ -85,6 +91,14 @@ const std::vector<Command>& commands() {
        "  timed: one-shot, symbolic, numeric and reuse-numeric calls. D^-1 is 1 / diag(A) unless --dinv gives a\n"
        "  Matrix Market file of an n x 1 (or 1 x n) matrix, n = A's rows (absent entries are 0). W: a finite number.\n"
        "  --repeat N >= 1 (default 3). --profile: time per kernel of a one-shot and of a reuse call.\n"},
+      {"triangles",
+       "  kokkosspgemm triangles --a G [--symmetrize] [--repeat N] [--check]\n",
+       {"--a", "--repeat"},
+       {"--symmetrize", "--check"},
+       "  Counts the triangles of the undirected graph G (its pattern; self-loops ignored): the sum of the masked\n"
+       "  product C<L> = L*L over plus-pair, L the strictly lower triangle. G must be structurally symmetric;\n"
+       "  --symmetrize takes the pattern of G + G^T instead (a directed graph). Prints `triangles N`, the time\n"
+       "  (median of --repeat N >= 1, default 3) and undirected edges per second. --check: the serial count.\n"},
       {"transpose",
        "  kokkosspgemm transpose --a A --out AT.mtx [--method auto|segmerge|rowsort] [--repeat N]\n",
        {"--a", "--out", "--method", "--repeat"},
@@ -213,6 +227,9 @@ struct MultiplySetup {
   int repeat = 3;
   long long check_rows = 0;  // 0: no sampled check
   int block = 0;             // --block-size (0: point CSR)
+  std::string semiring;      // --semiring (empty: the plain product)
+  std::string mask;          // --mask (empty: none)
+  bool complement = false;   // --complement
 };
 
 MultiplySetup setup_multiply(const Args& args) {
@@ -254,9 +271,144 @@ MultiplySetup setup_multiply(const Args& args) {
       if (args.has(flag)) throw UsageError(std::string(flag) + " does not apply to --block-size");
     }
   }
+  s.semiring = args.get("--semiring");
+  s.mask = args.get("--mask");
+  s.complement = args.has("--complement");
+  if (s.complement && s.mask.empty()) throw UsageError("--complement needs --mask");
+  if (!s.semiring.empty()) {
+    const auto& names = KokkosSpGEMM::Semirings::names;
+    if (std::find(std::begin(names), std::end(names), s.semiring) == std::end(names)) {
+      std::string all;
+      for (const char* n : names) all += std::string(all.empty() ? "" : ", ") + n;
+      throw UsageError("unknown semiring '" + s.semiring + "' (one of " + all + ")");
+    }
+  }
+  if (!s.semiring.empty() || !s.mask.empty()) {
+    for (const char* flag : {"--algorithm", "--host-fraction", "--check-rows", "--replay", "--wide-rows",
+                             "--block-size", "--scratch-bytes"}) {
+      if (args.values.count(flag)) throw UsageError(std::string(flag) + " does not apply to --semiring or --mask");
+    }
+    for (const char* flag : {"--unsorted", "--no-position-map", "--profile"}) {
+      if (args.has(flag)) throw UsageError(std::string(flag) + " does not apply to --semiring or --mask");
+    }
+  }
   s.out = args.get("--out");
   check_writable("--out", s.out);
   return s;
+}
+
+/// A's values as the semiring's value type T: as read for numbers, nonzero as true for bool, 1 for counts.
+template <class T>
+KokkosSpGEMM::CsrMatrix<T, Ordinal, Offset, Kokkos::HostSpace> as_values(const HostMatrix& a, bool ones) {
+  KokkosSpGEMM::CsrMatrix<T, Ordinal, Offset, Kokkos::HostSpace> out("semiring_operand", a.num_rows(), a.num_cols(),
+                                                                     a.nnz());
+  Kokkos::deep_copy(out.row_map(), a.row_map());
+  Kokkos::deep_copy(out.entries(), a.entries());
+  for (std::size_t e = 0; e < a.nnz(); ++e) {
+    out.values()(e) = ones ? T(1) : static_cast<T>(std::is_same<T, bool>::value ? a.values()(e) != 0 : a.values()(e));
+  }
+  return out;
+}
+
+/// multiply with --semiring or --mask: one-shot, symbolic, numeric and reuse-numeric calls over the semiring,
+/// masked when --mask is given.
+template <class Semiring>
+int multiply_semiring(const Args& args, const MultiplySetup& setup, const HostMatrix& a, const DeviceMatrix& db_in) {
+  using T = typename Semiring::value_type;
+  using DeviceT = KokkosSpGEMM::CsrMatrix<T, Ordinal, Offset, Exec::memory_space>;
+  constexpr bool ones = std::is_same<Semiring, KokkosSpGEMM::Semirings::PlusPair<T>>::value ||
+                        std::is_same<Semiring, KokkosSpGEMM::Semirings::AnyPair<T>>::value;
+  Exec exec;
+  const auto ha = as_values<T>(a, ones);
+  const auto hb = as_values<T>(KokkosSpGEMM::to_host(db_in), ones);
+  const DeviceT da = KokkosSpGEMM::copy_to(exec, ha), db = KokkosSpGEMM::copy_to(exec, hb);
+  const bool masked = !setup.mask.empty();
+  const auto kind = setup.complement ? KokkosSpGEMM::MaskKind::Complement : KokkosSpGEMM::MaskKind::Plain;
+  HostMatrix hm;
+  if (masked) hm = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(setup.mask);
+  const DeviceMatrix dm = KokkosSpGEMM::copy_to(exec, hm);
+  const KokkosSpGEMM::Mask<DeviceMatrix> mask{dm, kind};
+  KokkosSpGEMM::Handle<Exec, T, Ordinal, Offset> handle(setup.options, setup.tuning);
+  KokkosSpGEMM::MaskedHandle<Exec, T, Ordinal, Offset> masked_handle(setup.options, setup.tuning);
+  DeviceT c;
+  std::vector<double> t_symbolic, t_numeric, t_reuse, t_one_shot;
+  for (int r = 0; r < setup.repeat + 1; ++r) {  // the first round warms up and is not counted
+    exec.fence();
+    auto t0 = std::chrono::steady_clock::now();
+    if (masked) {
+      KokkosSpGEMM::masked_spgemm_symbolic(exec, masked_handle, mask, da, db, c);
+    } else {
+      KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+    }
+    exec.fence();
+    const double ts = seconds_since(t0);
+    double tn = 0, tr = 0;
+    for (double* t : {&tn, &tr}) {
+      t0 = std::chrono::steady_clock::now();
+      if (masked) {
+        KokkosSpGEMM::masked_spgemm_numeric(exec, masked_handle, mask, da, db, c, Semiring());
+      } else {
+        KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c, Semiring());
+      }
+      exec.fence();
+      *t = seconds_since(t0);
+    }
+    t0 = std::chrono::steady_clock::now();
+    const DeviceT one_shot_c =
+        masked ? KokkosSpGEMM::masked_spgemm(exec, mask, da, db, Semiring(), setup.options, setup.tuning)
+               : KokkosSpGEMM::spgemm(exec, da, db, Semiring(), setup.options, setup.tuning);
+    exec.fence();
+    const double to = seconds_since(t0);
+    if (r > 0) {
+      t_symbolic.push_back(ts);
+      t_numeric.push_back(tn);
+      t_reuse.push_back(tr);
+      t_one_shot.push_back(to);
+    }
+  }
+  std::printf("execution space   %s\n", KokkosSpGEMM::BackendTraits<Exec>::name());
+  std::printf("semiring          %s\n", Semiring::name);
+  if (masked) {
+    std::printf("mask              %s%s: %lld x %lld, nnz %zu\n", setup.complement ? "complement of " : "",
+                setup.mask.c_str(), (long long)hm.num_rows(), (long long)hm.num_cols(), hm.nnz());
+  }
+  std::printf("A                 %s: %lld x %lld, nnz %zu\n", setup.a_spec.c_str(), (long long)da.num_rows(),
+              (long long)da.num_cols(), da.nnz());
+  std::printf("B                 %lld x %lld, nnz %zu\n", (long long)db.num_rows(), (long long)db.num_cols(), db.nnz());
+  std::printf("nnz(C)            %zu\n", c.nnz());
+  std::printf("symbolic          %.6f s (median of %d)\n", median(t_symbolic), setup.repeat);
+  std::printf("numeric           %.6f s\n", median(t_numeric));
+  std::printf("one-shot          %.6f s (one call, no handle kept)\n", median(t_one_shot));
+  std::printf("reuse numeric     %.6f s\n", median(t_reuse));
+  if (args.has("--check")) {
+    const auto ref = KokkosSpGEMM::reference_semiring_spgemm<Semiring>(ha, hb, masked ? &hm : nullptr,
+                                                                       masked ? kind : KokkosSpGEMM::MaskKind::None);
+    constexpr bool sums = std::is_floating_point<T>::value && KokkosSpGEMM::Semirings::is_plus_times<Semiring>::value;
+    const std::string diff = KokkosSpGEMM::semiring_difference(c, ref, sums, 1e-10);
+    std::printf("check             %s%s\n", diff.empty() ? "matches the reference" : "MISMATCH: ", diff.c_str());
+    if (!diff.empty()) return 1;
+  }
+  if (!setup.out.empty()) {
+    const auto hc = KokkosSpGEMM::to_host(c);
+    HostMatrix out("C", hc.num_rows(), hc.num_cols(), hc.nnz());
+    Kokkos::deep_copy(out.row_map(), hc.row_map());
+    Kokkos::deep_copy(out.entries(), hc.entries());
+    for (std::size_t e = 0; e < hc.nnz(); ++e) out.values()(e) = static_cast<Scalar>(hc.values()(e));
+    KokkosSpGEMM::write_matrix_market(setup.out, out);
+  }
+  return 0;
+}
+
+int multiply_semiring(const Args& args, const MultiplySetup& setup, const HostMatrix& a, const DeviceMatrix& db) {
+  namespace SR = KokkosSpGEMM::Semirings;
+  const std::string& name = setup.semiring.empty() ? std::string("plus-times") : setup.semiring;
+  if (name == "min-plus") return multiply_semiring<SR::MinPlus<double>>(args, setup, a, db);
+  if (name == "max-plus") return multiply_semiring<SR::MaxPlus<double>>(args, setup, a, db);
+  if (name == "max-min") return multiply_semiring<SR::MaxMin<double>>(args, setup, a, db);
+  if (name == "or-and") return multiply_semiring<SR::OrAnd<bool>>(args, setup, a, db);
+  if (name == "plus-pair") return multiply_semiring<SR::PlusPair<std::int64_t>>(args, setup, a, db);
+  if (name == "any-pair") return multiply_semiring<SR::AnyPair<bool>>(args, setup, a, db);
+  return multiply_semiring<SR::PlusTimes<double>>(args, setup, a, db);
 }
 
 using DeviceBsr = KokkosSpGEMM::BsrMatrix<Scalar, Ordinal, Offset, Exec::memory_space>;
@@ -387,6 +539,7 @@ int multiply(const Args& args, const MultiplySetup& setup) {
 
   if (setup.split.host_fraction > 0) return multiply_split(args, setup, a, da, db);
   if (setup.block > 0) return multiply_block(args, setup, da, db);
+  if (!setup.semiring.empty() || !setup.mask.empty()) return multiply_semiring(args, setup, a, db);
 
   std::vector<double> t_symbolic, t_numeric, t_first_reuse, t_reuse, t_one_shot;
   KokkosSpGEMM::MethodsHandle<Exec, Scalar, Ordinal, Offset> handle(options, tuning);
@@ -804,6 +957,56 @@ int transpose(const TransposeSetup& setup) {
   return 0;
 }
 
+struct TrianglesSetup {
+  std::string a_spec;
+  bool symmetrize = false;
+  int repeat = 3;
+};
+
+TrianglesSetup setup_triangles(const Args& args) {
+  TrianglesSetup s;
+  s.a_spec = args.get("--a");
+  if (s.a_spec.empty()) throw UsageError("triangles needs --a");
+  s.symmetrize = args.has("--symmetrize");
+  s.repeat = static_cast<int>(number_flag<long long>(args, "--repeat", 3, 1, 1000000));
+  return s;
+}
+
+int triangles(const Args& args, const TrianglesSetup& setup) {
+  HostMatrix g = KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(setup.a_spec);
+  if (setup.symmetrize) g = KokkosSpGEMM::undirected_pattern(g);
+  Exec exec;
+  const DeviceMatrix dg = KokkosSpGEMM::copy_to(exec, g);
+  std::int64_t count = 0;
+  std::vector<double> seconds;
+  for (int r = 0; r < setup.repeat + 1; ++r) {  // the first round warms up and is not counted
+    exec.fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    count = KokkosSpGEMM::triangle_count(exec, dg);
+    exec.fence();
+    if (r > 0) seconds.push_back(seconds_since(t0));
+  }
+  std::int64_t loops = 0;
+  for (Ordinal i = 0; i < g.num_rows(); ++i) {
+    for (Offset e = g.row_map()(i); e < g.row_map()(i + 1); ++e) loops += g.entries()(e) == i;
+  }
+  const double edges = static_cast<double>(static_cast<std::int64_t>(g.nnz()) - loops) / 2;
+  const double t = median(seconds);
+  std::printf("execution space   %s\n", KokkosSpGEMM::BackendTraits<Exec>::name());
+  std::printf("graph             %s%s: %lld vertices, %.0f edges\n", setup.a_spec.c_str(),
+              setup.symmetrize ? " (symmetrized)" : "", (long long)g.num_rows(), edges);
+  std::printf("triangles %lld\n", (long long)count);
+  std::printf("time              %.6f s (median of %d), %.2f M edges/s\n", t, setup.repeat,
+              t > 0 ? edges / t * 1e-6 : 0.0);
+  if (args.has("--check")) {
+    const std::int64_t want = KokkosSpGEMM::reference_triangle_count(g);
+    std::printf("check             %s (reference %lld)\n", want == count ? "matches the reference" : "MISMATCH",
+                (long long)want);
+    if (want != count) return 1;
+  }
+  return 0;
+}
+
 /// What a command runs, made from its arguments before Kokkos starts: usage errors come first, fast, in one line.
 std::function<int()> prepare(const Command& command, int argc, char* argv[]) {
   const Args args = parse(command, argc, argv, 2);
@@ -818,6 +1021,10 @@ std::function<int()> prepare(const Command& command, int argc, char* argv[]) {
   if (command.name == "jacobi") {
     const JacobiSetup setup = setup_jacobi(args);
     return [args, setup] { return jacobi(args, setup); };
+  }
+  if (command.name == "triangles") {
+    const TrianglesSetup setup = setup_triangles(args);
+    return [args, setup] { return triangles(args, setup); };
   }
   if (command.name == "transpose") {
     const TransposeSetup setup = setup_transpose(args);

@@ -198,6 +198,16 @@ std::vector<int> team_row_launches(const ExecSpace& exec, const std::vector<BinC
 /// Pools come from the phase's workspace, each handed back when its bin is launched (kernels run in order);
 /// pool_budget (0: none) bounds each pool, and run() returns the largest pool allocated, in bytes. Bins of a research
 /// method go to Methods::launch_bin (MethodSet.hpp), compiled only where Methods has them.
+/// Writes Scalar() over the first `width` values of every chunk of a pool.
+template <class Pool, class Scalar>
+struct FillChunks {
+  Pool pool;
+  std::int64_t width;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    reinterpret_cast<Scalar*>(pool.chunk(i / width))[i % width] = Scalar();
+  }
+};
+
 template <bool Numeric, class Methods, class ExecSpace, class Views, class Bins>
 class RowKernelLauncher {
  public:
@@ -386,6 +396,11 @@ class RowKernelLauncher {
         return;
       }
       pool = Pool(exec, workspace, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
+      // A semiring's identity (min-plus: +infinity) is not zero bytes: its dense rows start at it instead.
+      if (!default_is_zero_bytes<typename Views::scalar_type>()) {
+        Kokkos::parallel_for(phase + "team_bitmap_identity", Impl::Range<ExecSpace>(exec, 0, pool.num_chunks() * width),
+                             FillChunks<Pool, typename Views::scalar_type>{pool, width});
+      }
       pool_peak = max_of(pool_peak, pool.total_bytes());
     }
     Kernel k{v, bins.perm, first, width, 1, pool};

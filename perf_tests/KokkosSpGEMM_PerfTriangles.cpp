@@ -1,0 +1,222 @@
+// Triangle counting and masked products, in one process and one run: ours (triangle_count: checks, L and the masked
+// count, from the whole graph), Kokkos Kernels 4.x's triangle counting (triangle_generic, SPGEMM_KK_TRIANGLE_LL on
+// the L ours uses, its handle made in the timing; with bit-set compression as its perf test runs it, and without)
+// and, in host-only builds, SuiteSparse:GraphBLAS as LAGraph counts (C⟨L⟩ = L·L saxpy and C⟨L⟩ = L·Uᵀ dot,
+// plus-pair, then the sum). Every count is checked against the serial reference. Rates are GraphChallenge's:
+// undirected edges (nnz(G) / 2) per second. Then the masked products against the unmasked one of the same operands (L·L
+// over plus-pair): C⟨L⟩, C⟨¬L⟩ and the unmasked C, one-shot, each checked against the reference.
+#include <KokkosSpGEMM.hpp>
+#include <PerfCommon.hpp>
+#include <io/KokkosSpGEMM_InputSpec.hpp>
+#if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
+#include <KokkosKernels_config.h>
+#if defined(KOKKOSKERNELS_VERSION)
+// Kokkos Kernels 4.x: 3.4's (Debian's) triangle header does not compile (its bit-set hash map lacks a member it
+// sets), so 3.4 builds leave this peer out.
+#include <KokkosKernels_Handle.hpp>
+#include <KokkosGraph_Triangle.hpp>
+#define KOKKOSSPGEMM_PERF_KK_TRIANGLES 1
+#endif
+#endif
+#if defined(KOKKOSSPGEMM_PERF_GRAPHBLAS)
+#include <PeerGraphBLAS.hpp>
+#endif
+
+#include <cstdio>
+#include <fstream>
+
+namespace {
+
+using namespace KokkosSpGEMMPerf;
+using Count = std::int64_t;
+using CountMatrix = KokkosSpGEMM::CsrMatrix<Count, Ordinal, Offset, Exec::memory_space>;
+
+struct Case {
+  std::string name, a;
+};
+
+std::vector<Case> suite(const std::string& dir, bool quick) {
+  if (quick) return {{"tri_rmat_s10", "gen:rmat:10:16"}, {"tri_ca-CondMat", dir + "/ca-CondMat.mtx.gz"}};
+  std::vector<Case> cases;
+  for (const char* g : {"ca-CondMat", "p2p-Gnutella31", "PGPgiantcompo", "usroads-48", "ct2010"}) {
+    cases.push_back({std::string("tri_") + g, dir + "/" + g + ".mtx.gz"});
+  }
+  for (int scale = 16; scale <= 20; ++scale) {
+    cases.push_back({"tri_rmat_s" + std::to_string(scale), "gen:rmat:" + std::to_string(scale) + ":16"});
+  }
+  return cases;
+}
+
+struct Row {
+  std::string case_name, impl;
+  double seconds = 0;
+  std::int64_t edges = 0, count = 0;
+  std::string status;
+};
+
+bool print_row(const Row& r, std::ofstream& csv) {
+  const double rate = r.seconds > 0 ? r.edges / r.seconds : 0;
+  std::printf("%-22s %-26s %11.6f %12.2f %14lld  %s\n", r.case_name.c_str(), r.impl.c_str(), r.seconds, rate * 1e-6,
+              (long long)r.count, r.status.c_str());
+  csv << r.case_name << "," << r.impl << "," << r.seconds << "," << rate << "," << r.count << "," << r.status
+      << std::endl;
+  const bool ours = r.impl.rfind("ours", 0) == 0;
+  return r.status == "ok" || (!ours && r.status.rfind("FAILED", 0) == 0);
+}
+
+std::string count_status(Count got, Count want) {
+  return got == want ? "ok" : "WRONG: " + std::to_string(got) + " triangles, the reference " + std::to_string(want);
+}
+
+/// The peers' L, as ours makes it: row i holds i's neighbours before it in the order (degree, index) (the lower
+/// triangle of g with its vertices sorted by degree, as LAGraph presorts skewed graphs); U = Lᵀ. Rows sorted.
+HostMatrix lower_of(const HostMatrix& g, bool upper) {
+  const auto degree = [&](Ordinal v) { return g.row_map()(v + 1) - g.row_map()(v); };
+  std::vector<std::vector<std::pair<Ordinal, Scalar>>> rows(g.num_rows());
+  for (Ordinal i = 0; i < g.num_rows(); ++i) {
+    for (Offset e = g.row_map()(i); e < g.row_map()(i + 1); ++e) {
+      const Ordinal j = g.entries()(e);
+      if (degree(j) < degree(i) || (degree(j) == degree(i) && j < i)) {
+        (upper ? rows[j] : rows[i]).push_back({upper ? i : j, 1.0});
+      }
+    }
+  }
+  KokkosSpGEMM::Impl::CsrBuilder<Scalar, Ordinal, Offset> b("L", g.num_rows(), g.num_cols());
+  for (auto& r : rows) {
+    std::sort(r.begin(), r.end());
+    for (const auto& [c, v] : r) b.add(c, v);
+    b.end_row();
+  }
+  return b.finish();
+}
+
+#if defined(KOKKOSSPGEMM_PERF_KK_TRIANGLES)
+/// Kokkos Kernels' count on L: a fresh handle (SPGEMM_KK_TRIANGLE_LL, bit-set compression), triangle_generic adding
+/// each row's triangles (set bits of the column sets it reports) into per_row, then their sum.
+Count kk_triangles(const DeviceMatrix& dl, const Kokkos::View<Count*, Exec::memory_space>& per_row, bool compress) {
+  using KH = KokkosKernels::Experimental::KokkosKernelsHandle<Offset, Ordinal, Ordinal, Exec, Exec::memory_space,
+                                                              Exec::memory_space>;
+  const Ordinal n = dl.num_rows();
+  KH kh;
+  kh.create_spgemm_handle(KokkosSparse::SPGEMM_KK_TRIANGLE_LL);
+  kh.get_spgemm_handle()->set_compression(compress);
+  kh.get_spgemm_handle()->set_create_lower_triangular(false);
+  kh.get_spgemm_handle()->set_sort_lower_triangular(false);
+  Kokkos::deep_copy(per_row, Count(0));
+  const auto counts = per_row;
+  KokkosGraph::Experimental::triangle_generic(
+      &kh, n, dl.row_map(), dl.entries(),
+      KOKKOS_LAMBDA(const Ordinal& row, const Ordinal&, const Ordinal& col_set, const Ordinal&) {
+        Count bits = 1;  // without compression a visit is one triangle
+        if (compress) {
+          bits = 0;
+          for (unsigned x = static_cast<unsigned>(col_set); x != 0; x &= x - 1) ++bits;
+        }
+        Kokkos::atomic_add(&counts(row), bits);
+      });
+  Count got = 0;
+  Kokkos::parallel_reduce(
+      "kk_triangles_sum", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const Ordinal i, Count& s) { s += counts(i); },
+      got);
+  kh.destroy_spgemm_handle();
+  return got;
+}
+#endif
+
+void run_case(const Case& cs, int repeat, std::vector<Row>& rows) {
+  Exec exec;
+  const HostMatrix g = KokkosSpGEMM::undirected_pattern(KokkosSpGEMM::load_input<Scalar, Ordinal, Offset>(cs.a));
+  const std::int64_t edges = static_cast<std::int64_t>(g.nnz()) / 2;
+  const Count want = KokkosSpGEMM::reference_triangle_count(g);
+  const DeviceMatrix dg = KokkosSpGEMM::copy_to(exec, g);
+  {
+    Count got = 0;
+    const double t = time_median(repeat, [&] { got = KokkosSpGEMM::triangle_count(exec, dg); });
+    rows.push_back({cs.name, "ours_triangle_count", t, edges, got, count_status(got, want)});
+  }
+  const HostMatrix l = lower_of(g, false);
+  const DeviceMatrix dl = KokkosSpGEMM::copy_to(exec, l);
+#if defined(KOKKOSSPGEMM_PERF_KK_TRIANGLES)
+  for (bool compress : {true, false}) {
+    const std::string name = compress ? "kk_triangle_LL" : "kk_triangle_LL_nocompress";
+    try {
+      Kokkos::View<Count*, Exec::memory_space> per_row("kk_per_row", l.num_rows());
+      Count got = 0;
+      const double t = time_median(repeat, [&] { got = kk_triangles(dl, per_row, compress); });
+      rows.push_back({cs.name, name, t, edges, got, count_status(got, want)});
+    } catch (const std::exception& e) {
+      rows.push_back({cs.name, name, 0, edges, 0, std::string("FAILED: ") + e.what()});
+    }
+  }
+#endif
+#if defined(KOKKOSSPGEMM_PERF_GRAPHBLAS)
+  {
+    const HostMatrix u = lower_of(g, true);
+    GraphBlasTriangles gb(l.num_rows(), l.row_map().data(), l.entries().data(), u.row_map().data(), u.entries().data(),
+                          Kokkos::DefaultHostExecutionSpace().concurrency());
+    for (bool dot : {false, true}) {
+      Count got = 0;
+      const double t = time_median(repeat, [&] { got = gb.count(dot); });
+      rows.push_back(
+          {cs.name, dot ? "graphblas_dot_LUt" : "graphblas_saxpy_LL", t, edges, got, count_status(got, want)});
+    }
+  }
+#endif
+  // Masked against unmasked products of the same operands: L·L over plus-pair.
+  namespace SR = KokkosSpGEMM::Semirings;
+  const auto lc = KokkosSpGEMM::copy_to(exec, [&] {
+    KokkosSpGEMM::CsrMatrix<Count, Ordinal, Offset, Kokkos::HostSpace> x("Lc", l.num_rows(), l.num_cols(), l.nnz());
+    Kokkos::deep_copy(x.row_map(), l.row_map());
+    Kokkos::deep_copy(x.entries(), l.entries());
+    Kokkos::deep_copy(x.values(), Count(1));
+    return x;
+  }());
+  const auto lh = KokkosSpGEMM::to_host(lc);
+  const auto check_product = [&](const CountMatrix& c, const KokkosSpGEMM::MaskKind kind) {
+    const auto ref = KokkosSpGEMM::reference_semiring_spgemm<SR::PlusPair<Count>>(lh, lh, &lh, kind);
+    const std::string diff = KokkosSpGEMM::semiring_difference(c, ref, false);
+    return diff.empty() ? std::string("ok") : "WRONG: " + diff;
+  };
+  {
+    CountMatrix c;
+    const double t = time_median(repeat, [&] { c = KokkosSpGEMM::spgemm(exec, lc, lc, SR::PlusPair<Count>()); });
+    rows.push_back({cs.name, "ours_LL_unmasked", t, edges, static_cast<std::int64_t>(c.nnz()),
+                    check_product(c, KokkosSpGEMM::MaskKind::None)});
+  }
+  for (auto kind : {KokkosSpGEMM::MaskKind::Plain, KokkosSpGEMM::MaskKind::Complement}) {
+    CountMatrix c;
+    const KokkosSpGEMM::Mask<CountMatrix> m{lc, kind};
+    const double t =
+        time_median(repeat, [&] { c = KokkosSpGEMM::masked_spgemm(exec, m, lc, lc, SR::PlusPair<Count>()); });
+    rows.push_back({cs.name, kind == KokkosSpGEMM::MaskKind::Plain ? "ours_LL_mask_L" : "ours_LL_mask_notL", t, edges,
+                    static_cast<std::int64_t>(c.nnz()), check_product(c, kind)});
+  }
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  PerfArgs args;
+  if (!parse_perf_args(argc, argv, "perf_triangles.csv", args)) return 2;
+  std::vector<Case> cases = cases_or_inputs(args, suite(args.matrices, args.quick));
+  std::ofstream csv(args.csv);
+  csv << "case,impl,seconds,edges_per_s,count_or_nnz,status" << std::endl;
+  std::printf("%s, %d threads; Medges/s = undirected edges / s; count: triangles (or nnz(C) for the products)\n",
+              Exec::name(), Exec().concurrency());
+  std::printf("%-22s %-26s %11s %12s %14s  %s\n", "case", "impl", "seconds", "Medges/s", "count", "status");
+  bool all_ok = true;
+  for (const Case& c : cases) {
+    if (!args.selected(c.name) || !input_available(args, c.name, c.a)) continue;
+    std::vector<Row> rows;
+    try {
+      run_case(c, args.repeat, rows);
+    } catch (const std::exception& e) {
+      rows.push_back({c.name, "ours", 0, 0, 0, std::string("FAILED: ") + e.what()});
+    }
+    for (const Row& r : rows) all_ok = print_row(r, csv) && all_ok;
+    std::fflush(stdout);
+  }
+  std::printf("%s\n", all_ok ? "all results validated" : "SOME RESULTS FAILED VALIDATION");
+  return all_ok ? 0 : 1;
+}

@@ -1,0 +1,282 @@
+// Masked products' row work. Row i of C can only hold columns of one sorted row T_i known before any product is
+// formed (the mask's row in the symbolic phase of a plain mask, C's own row in every numeric phase), so the
+// accumulator is that row itself: each product a_ik ⊗ b_kj looks its column up in T_i and acts at the position it
+// finds (marks it, or adds into C's value there); products whose column is absent are dropped before they are
+// added anywhere. No table, no scratch, no sort: T_i is sorted, so C comes out sorted.
+//
+// GPUs take one entry a_ik of A per thread (its row of B over the thread's vector lanes), which balances rows of any
+// length, and add with atomics; CPUs take whole rows per thread (no atomics, and T_i stays in cache), searching
+// from the last position found while B's columns increase.
+#ifndef KOKKOSSPGEMM_MASKEDROWS_HPP
+#define KOKKOSSPGEMM_MASKEDROWS_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
+#include <impl/accumulate/KokkosSpGEMM_SemiringValue.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// Position of key in cols[begin, end) (sorted, no repeats), or -1.
+template <class Cols, class Ordinal>
+KOKKOS_INLINE_FUNCTION std::int64_t find_sorted(const Cols& cols, std::int64_t begin, std::int64_t end, Ordinal key) {
+  std::int64_t lo = begin, hi = end;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (cols(mid) < key) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < end && cols(lo) == key ? lo : -1;
+}
+
+/// A's and B's structure and values, and the sorted target rows T (row map, columns) the products are looked up in.
+template <class AMatrix, class BMatrix, class TRows, class TCols>
+struct MaskedOperands {
+  using ordinal_type = typename AMatrix::ordinal_type;
+  typename AMatrix::row_map_type::const_type a_rows;
+  typename AMatrix::entries_type::const_type a_cols;
+  typename AMatrix::values_type::const_type a_vals;
+  typename BMatrix::row_map_type::const_type b_rows;
+  typename BMatrix::entries_type::const_type b_cols;
+  typename BMatrix::values_type::const_type b_vals;
+  TRows t_rows;
+  TCols t_cols;
+
+  MaskedOperands(const AMatrix& a, const BMatrix& b, const TRows& tr, const TCols& tc)
+      : a_rows(a.row_map()),
+        a_cols(a.entries()),
+        a_vals(a.values()),
+        b_rows(b.row_map()),
+        b_cols(b.entries()),
+        b_vals(b.values()),
+        t_rows(tr),
+        t_cols(tc) {}
+};
+
+/// Marks the positions of T (the mask) that some product reaches: the symbolic phase of a plain mask. Every writer
+/// stores the same 1, so the stores need no atomics.
+template <class Flags>
+struct MarkAction {
+  static constexpr bool uses_position = true;
+  Flags hit;
+  template <bool Atomic, class Ops>
+  KOKKOS_INLINE_FUNCTION void operator()(const Ops&, std::int64_t p, std::int64_t, std::int64_t) const {
+    hit(p) = 1;
+  }
+};
+
+/// Adds a_ik ⊗ b_kj into C's value at the position found in C's row (values are semiring values or plain scalars).
+template <class CValues>
+struct AddAction {
+  static constexpr bool uses_position = true;
+  CValues c_vals;
+  template <bool Atomic, class Ops>
+  KOKKOS_INLINE_FUNCTION void operator()(const Ops& o, std::int64_t p, std::int64_t e, std::int64_t jb) const {
+    accumulate<Atomic>(&c_vals(p), o.a_vals(e) * o.b_vals(jb));
+  }
+};
+
+/// One thread's walk of the products of A's entries [e_begin, e_end) of row i (serial, with a search hint).
+template <bool Atomic, class Ops, class Action>
+KOKKOS_INLINE_FUNCTION std::int64_t walk_entries(const Ops& o, const Action& act, typename Ops::ordinal_type i,
+                                                 std::int64_t e_begin, std::int64_t e_end) {
+  using Ordinal = typename Ops::ordinal_type;
+  const std::int64_t t_begin = o.t_rows(i), t_end = o.t_rows(i + 1);
+  std::int64_t hits = 0;
+  if (t_begin == t_end) return 0;
+  for (std::int64_t e = e_begin; e < e_end; ++e) {
+    const Ordinal k = o.a_cols(e);
+    std::int64_t lo = t_begin;
+    Ordinal last = -1;
+    for (std::int64_t jb = o.b_rows(k); jb < static_cast<std::int64_t>(o.b_rows(k + 1)); ++jb) {
+      const Ordinal j = o.b_cols(jb);
+      if (j < last) lo = t_begin;  // B's row is not sorted here: search the whole row of T again
+      last = j;
+      const std::int64_t p = find_sorted(o.t_cols, lo, t_end, j);
+      if (p >= 0) {
+        act.template operator()<Atomic>(o, p, e, jb);
+        ++hits;
+        lo = p + 1;
+      }
+    }
+  }
+  return hits;
+}
+
+/// A thread per row of C (GPUs where deterministic); sums the products that hit T.
+template <class Ops, class Action>
+struct MaskedRowsSerial {
+  Ops o;
+  Action act;
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Ops::ordinal_type i, std::int64_t& hits) const {
+    hits += walk_entries<false>(o, act, i, o.a_rows(i), o.a_rows(i + 1));
+  }
+};
+
+/// CPUs: chunks of rows a thread, each thread with a dense map over C's columns: owner[j] == i when column j is in
+/// row i of T, at[j] its position there. Marking T's row costs its length once; each product is then one lookup
+/// (a binary search per product cost twice as much on ca-CondMat's triangles).
+template <class ExecSpace, class Ops, class Action>
+struct MaskedRowsDense {
+  using Ordinal = typename Ops::ordinal_type;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Ops o;
+  Action act;
+  Kokkos::View<Ordinal*, typename ExecSpace::memory_space> owner;
+  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> at;
+  Kokkos::Experimental::UniqueToken<ExecSpace> tokens;
+  std::int64_t width = 0;
+  Ordinal rows = 0, chunk = 1;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m, std::int64_t& hits) const {
+    const int token = tokens.acquire();
+    Ordinal* own = owner.data() + token * width;
+    std::int64_t* where = at.data() + token * width;
+    const Ordinal first = static_cast<Ordinal>(m.league_rank()) * chunk;
+    const Ordinal last = rows - first < chunk ? rows : first + chunk;
+    for (Ordinal i = first; i < last; ++i) {
+      const std::int64_t t_begin = o.t_rows(i), t_end = o.t_rows(i + 1);
+      if (t_begin == t_end) continue;
+      for (std::int64_t p = t_begin; p < t_end; ++p) {
+        own[o.t_cols(p)] = i;
+        if constexpr (Action::uses_position) where[o.t_cols(p)] = p;
+      }
+      for (auto e = o.a_rows(i); e < o.a_rows(i + 1); ++e) {
+        const Ordinal k = o.a_cols(e);
+        for (auto jb = o.b_rows(k); jb < o.b_rows(k + 1); ++jb) {
+          const Ordinal j = o.b_cols(jb);
+          if (own[j] == i) {
+            act.template operator()<false>(o, where[j], e, jb);
+            ++hits;
+          }
+        }
+      }
+    }
+    tokens.release(token);
+  }
+};
+
+/// GPUs: a thread per entry a_ik of A (entry_rows(e) = i), its vector lanes over B's row k.
+template <class ExecSpace, class Ops, class Action, class EntryRows>
+struct MaskedEntriesTeams {
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Ops o;
+  Action act;
+  EntryRows entry_rows;
+  std::int64_t nnz_a = 0;
+  int threads = 1;
+
+  KOKKOS_INLINE_FUNCTION std::int64_t entry(const Member& m, std::int64_t e) const {
+    using Ordinal = typename Ops::ordinal_type;
+    const Ordinal i = entry_rows(e);
+    const std::int64_t t_begin = o.t_rows(i), t_end = o.t_rows(i + 1);
+    const Ordinal k = o.a_cols(e);
+    const std::int64_t b_begin = o.b_rows(k), b_len = static_cast<std::int64_t>(o.b_rows(k + 1)) - b_begin;
+    std::int64_t hits = 0;
+    if (t_begin == t_end) return 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(m, b_len),
+        [&](const std::int64_t jj, std::int64_t& h) {
+          const std::int64_t p = find_sorted(o.t_cols, t_begin, t_end, o.b_cols(b_begin + jj));
+          if (p >= 0) {
+            act.template operator()<true>(o, p, e, b_begin + jj);
+            ++h;
+          }
+        },
+        hits);
+    return hits;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m, std::int64_t& hits) const {
+    const std::int64_t first = static_cast<std::int64_t>(m.league_rank()) * threads;
+    std::int64_t team_hits = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(m, threads),
+        [&](const int t, std::int64_t& h) {
+          if (first + t < nnz_a) h += entry(m, first + t);
+        },
+        team_hits);
+    Kokkos::single(Kokkos::PerTeam(m), [&]() { hits += team_hits; });
+  }
+};
+
+/// For each entry of A its row (the GPU walk's map from entry to row).
+template <class ExecSpace, class AMatrix>
+Kokkos::View<typename AMatrix::ordinal_type*, typename ExecSpace::memory_space> entry_rows_of(const ExecSpace& exec,
+                                                                                              const AMatrix& a) {
+  using Ordinal = typename AMatrix::ordinal_type;
+  Kokkos::View<Ordinal*, typename ExecSpace::memory_space> rows(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::entry_rows"), a.nnz());
+  const auto a_rows = a.row_map();
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Masked::entry_rows", Range<ExecSpace>(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const Ordinal i) {
+        for (auto e = a_rows(i); e < a_rows(i + 1); ++e) rows(e) = i;
+      });
+  return rows;
+}
+
+/// The GPU launch shape: vector lanes for B's average row (a power of two up to the backend's width), threads to 256
+/// lanes a team.
+template <class ExecSpace, class BMatrix>
+void masked_team_shape(const BMatrix& b, int& threads, int& lanes) {
+  const std::int64_t avg = b.num_rows() > 0 ? static_cast<std::int64_t>(b.nnz()) / b.num_rows() : 1;
+  lanes = 1;
+  while (lanes < avg && lanes < BackendTraits<ExecSpace>::max_vector_length) lanes *= 2;
+  threads = 256 / lanes;
+}
+
+/// Runs act on every product of A·B whose column is in T's row (T has C's rows), and returns how many there were.
+/// CPUs: rows a thread with a dense column map; GPUs: an entry of A a thread, or a row a thread where deterministic
+/// (no atomics).
+template <class ExecSpace, class AMatrix, class BMatrix, class TRows, class TCols, class Action>
+std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, const AMatrix& a, const BMatrix& b,
+                                  const TRows& t_rows, const TCols& t_cols, const Action& act, bool deterministic) {
+  using Ops = MaskedOperands<AMatrix, BMatrix, TRows, TCols>;
+  const Ops o(a, b, t_rows, t_cols);
+  std::int64_t hits = 0;
+  if (a.num_rows() == 0 || a.nnz() == 0) return 0;
+  if (!BackendTraits<ExecSpace>::is_gpu) {
+    using Dense = MaskedRowsDense<ExecSpace, Ops, Action>;
+    Kokkos::Experimental::UniqueToken<ExecSpace> tokens(exec);
+    const std::int64_t width = b.num_cols();
+    const std::size_t cells = static_cast<std::size_t>(tokens.size()) * static_cast<std::size_t>(width);
+    Kokkos::View<typename Ops::ordinal_type*, typename ExecSpace::memory_space> owner(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::owner"), cells);
+    Kokkos::deep_copy(exec, owner, typename Ops::ordinal_type(-1));
+    Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> at(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::at"),
+        Action::uses_position ? cells : 0);
+    // Chunks of rows small enough to balance power-law rows over the threads, large enough to amortise a token.
+    const typename Ops::ordinal_type chunk = 64;
+    const std::int64_t league = (static_cast<std::int64_t>(a.num_rows()) + chunk - 1) / chunk;
+    const Dense f{o, act, owner, at, tokens, width, a.num_rows(), chunk};
+    Kokkos::parallel_reduce(label, Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, league, 1), f, hits);
+    return hits;
+  }
+  if (deterministic) {
+    const MaskedRowsSerial<Ops, Action> f{o, act};
+    using Policy = Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<typename Ops::ordinal_type>>;
+    Kokkos::parallel_reduce(label, Policy(exec, 0, a.num_rows()), f, hits);
+    return hits;
+  }
+  const auto entry_rows = entry_rows_of(exec, a);
+  int threads = 1, lanes = 1;
+  masked_team_shape<ExecSpace>(b, threads, lanes);
+  const std::int64_t league = (static_cast<std::int64_t>(a.nnz()) + threads - 1) / threads;
+  const MaskedEntriesTeams<ExecSpace, Ops, Action, decltype(entry_rows)> f{o, act, entry_rows,
+                                                                           static_cast<std::int64_t>(a.nnz()), threads};
+  const Teams<ExecSpace> policy(exec, league, threads, lanes);
+  Kokkos::parallel_reduce(label, policy, f, hits);
+  return hits;
+}
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif

@@ -1,0 +1,356 @@
+// Semiring products (min-plus, max-plus, max-min, or-and, plus-pair, any-pair and a user-defined one) through every
+// accumulator path and with reuse, masked products (plain and complemented masks: empty, full, C's own structure,
+// over semirings, with reuse), triangle counts (complete graphs, the shared graphs), and their errors, against the
+// serial references of testing/KokkosSpGEMM_ReferenceSemiring.hpp.
+#include <SpGEMMTestHelpers.hpp>
+
+#include <random>
+
+namespace KokkosSpGEMMTest {
+
+/// A user-defined semiring with no atomic of its own (GPU rows take the compare-and-swap loop): (max, ×).
+struct MaxTimes {
+  using value_type = double;
+  static constexpr const char* name = "max-times";
+  static KOKKOS_INLINE_FUNCTION double identity() { return -1e300; }
+  static KOKKOS_INLINE_FUNCTION double add(double x, double y) { return x < y ? y : x; }
+  static KOKKOS_INLINE_FUNCTION double multiply(double x, double y) { return x * y; }
+};
+
+/// m with values f(value, entry index), of type T.
+template <class T, class S, class O, class F, class Fn>
+HostCsr<T, O, F> with_values(const HostCsr<S, O, F>& m, Fn f) {
+  HostCsr<T, O, F> out("with_values", m.num_rows(), m.num_cols(), m.nnz());
+  Kokkos::deep_copy(out.row_map(), m.row_map());
+  Kokkos::deep_copy(out.entries(), m.entries());
+  for (std::size_t e = 0; e < m.nnz(); ++e) out.values()(e) = f(m.values()(e), e);
+  return out;
+}
+
+/// Values of A and B for a semiring over T: signed weights for the path semirings, 0/1 for the boolean ones.
+template <class T>
+T weight(double v, std::size_t e) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return e % 3 != 0;
+  } else if constexpr (std::is_integral<T>::value) {
+    return static_cast<T>(static_cast<long long>(v * 100) - 7);
+  } else {
+    return static_cast<T>(v * 4 - 1);
+  }
+}
+
+/// The semiring product of a and b on Exec through every accumulator path, one-shot and with reuse (new values),
+/// against the reference.
+template <class Semiring, class Exec>
+void expect_semiring_product(const HostCsr<double>& a0, const HostCsr<double>& b0, const std::string& what) {
+  using T = typename Semiring::value_type;
+  const auto a = with_values<T>(a0, [](double v, std::size_t e) { return weight<T>(v, e); });
+  const auto b = with_values<T>(b0, [](double v, std::size_t e) { return weight<T>(-v, e + 1); });
+  constexpr bool sums = std::is_same<Semiring, KokkosSpGEMM::Semirings::PlusPair<T>>::value;
+  Exec exec;
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  const auto ref = KokkosSpGEMM::reference_semiring_spgemm<Semiring>(a, b);
+  for (const auto& o : all_paths()) {
+    const auto c = KokkosSpGEMM::spgemm(exec, da, db, Semiring(), o, o);
+    const std::string diff = KokkosSpGEMM::semiring_difference(c, ref, sums, 1e-12, !o.sorted);
+    EXPECT_TRUE(diff.empty()) << what << " " << Semiring::name << " one-shot ("
+                              << KokkosSpGEMM::algorithm_name(o.algorithm) << ", scratch " << o.scratch_bytes
+                              << (o.sorted ? "" : ", unsorted") << "): " << diff;
+  }
+  // Reuse: symbolic once, numeric with new values three times (the first makes the position map, then replays).
+  KokkosSpGEMM::Handle<Exec, T> handle;
+  KokkosSpGEMM::CsrMatrix<T, int, int, typename Exec::memory_space> c;
+  KokkosSpGEMM::spgemm(exec, handle, da, db, c, Semiring());
+  for (int round = 1; round <= 3; ++round) {
+    const auto a2 = with_values<T>(a0, [&](double v, std::size_t e) { return weight<T>(v * round - 0.5, e + round); });
+    const auto b2 = with_values<T>(b0, [&](double v, std::size_t e) { return weight<T>(v + round, e); });
+    KokkosSpGEMM::spgemm_numeric(exec, handle, KokkosSpGEMM::copy_to(exec, a2), KokkosSpGEMM::copy_to(exec, b2), c,
+                                 Semiring());
+    const std::string diff =
+        KokkosSpGEMM::semiring_difference(c, KokkosSpGEMM::reference_semiring_spgemm<Semiring>(a2, b2), sums);
+    EXPECT_TRUE(diff.empty()) << what << " " << Semiring::name << " reuse round " << round << ": " << diff;
+  }
+  // Deterministic mode.
+  TestOptions det;
+  det.deterministic = true;
+  const auto cd = KokkosSpGEMM::spgemm(exec, da, db, Semiring(), det, det);
+  const std::string diff = KokkosSpGEMM::semiring_difference(cd, ref, sums);
+  EXPECT_TRUE(diff.empty()) << what << " " << Semiring::name << " deterministic: " << diff;
+}
+
+template <class Exec>
+void for_each_random_pair(
+    const std::function<void(const HostCsr<double>&, const HostCsr<double>&, const std::string&)>& f) {
+  std::uint64_t seed = 71;
+  for (const auto& [sa, sb] : random_shapes()) {
+    const auto a = KokkosSpGEMM::random_csr<double>(sa, seed++);
+    const auto b = KokkosSpGEMM::random_csr<double>(sb, seed++);
+    f(a, b, "random " + std::to_string(sa.rows) + "x" + std::to_string(sa.cols) + " * " + std::to_string(sb.cols));
+  }
+}
+
+TEST(TEST_CATEGORY, semiring_min_plus_max_plus_max_min_match_reference_on_every_path) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  for_each_random_pair<Exec>([](const auto& a, const auto& b, const std::string& what) {
+    expect_semiring_product<SR::MinPlus<double>, Exec>(a, b, what);
+    expect_semiring_product<SR::MaxPlus<double>, Exec>(a, b, what);
+    expect_semiring_product<SR::MaxMin<double>, Exec>(a, b, what);
+  });
+}
+
+TEST(TEST_CATEGORY, semiring_boolean_counting_pattern_and_user_defined_match_reference) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  for_each_random_pair<Exec>([](const auto& a, const auto& b, const std::string& what) {
+    expect_semiring_product<SR::OrAnd<bool>, Exec>(a, b, what);
+    expect_semiring_product<SR::PlusPair<std::int64_t>, Exec>(a, b, what);
+    expect_semiring_product<SR::AnyPair<bool>, Exec>(a, b, what);
+    expect_semiring_product<MaxTimes, Exec>(a, b, what);
+  });
+}
+
+TEST(TEST_CATEGORY, semiring_value_types_float_and_integers) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  KokkosSpGEMM::RandomCsrOptions<int> o;
+  o.rows = 120;
+  o.cols = 120;
+  o.mean_per_row = 8;
+  o.power_law = true;
+  const auto a = KokkosSpGEMM::random_csr<double>(o, 5);
+  const auto b = KokkosSpGEMM::random_csr<double>(o, 6);
+  expect_semiring_product<SR::MinPlus<float>, Exec>(a, b, "float");
+  expect_semiring_product<SR::MinPlus<int>, Exec>(a, b, "int");
+  expect_semiring_product<SR::MaxPlus<std::int64_t>, Exec>(a, b, "int64");
+  expect_semiring_product<SR::OrAnd<int>, Exec>(a, b, "int");
+  expect_semiring_product<SR::PlusPair<int>, Exec>(a, b, "int");
+  expect_semiring_product<SR::PlusPair<double>, Exec>(a, b, "double");
+}
+
+TEST(TEST_CATEGORY, semiring_identities_on_empty_rows_and_negative_weights) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  Exec exec;
+  // Shortest paths of length two with negative weights; row 1 of A is empty, column 2 of B is never reached.
+  const auto a = csr_from_rows<double>(3, 3, {{{0, -2.0}, {1, 5.0}}, {}, {{1, 1.0}}});
+  const auto b = csr_from_rows<double>(3, 3, {{{0, 3.0}, {1, -4.0}}, {{1, -1.0}}, {}});
+  const auto c = KokkosSpGEMM::to_host(KokkosSpGEMM::spgemm(exec, KokkosSpGEMM::copy_to(exec, a),
+                                                            KokkosSpGEMM::copy_to(exec, b), SR::MinPlus<double>()));
+  ASSERT_EQ(c.nnz(), 3u);
+  EXPECT_EQ(c.row_map()(1), 2);
+  EXPECT_EQ(c.row_map()(2), 2);
+  EXPECT_EQ(c.values()(0), 1.0);   // (0,0): -2 + 3
+  EXPECT_EQ(c.values()(1), -6.0);  // (0,1): min(-2 - 4, 5 - 1)
+  EXPECT_EQ(c.values()(2), 0.0);   // (2,1): 1 - 1
+  // Integer counts: 300 paths through distinct middles, no overflow of a 64-bit count.
+  std::vector<std::vector<std::pair<int, std::int64_t>>> ra(1), rb(300);
+  for (int k = 0; k < 300; ++k) {
+    ra[0].push_back({k, 1});
+    rb[k].push_back({0, 1});
+  }
+  const auto counts = KokkosSpGEMM::to_host(KokkosSpGEMM::spgemm(
+      exec, KokkosSpGEMM::copy_to(exec, csr_from_rows<std::int64_t>(1, 300, ra)),
+      KokkosSpGEMM::copy_to(exec, csr_from_rows<std::int64_t>(300, 1, rb)), SR::PlusPair<std::int64_t>()));
+  ASSERT_EQ(counts.nnz(), 1u);
+  EXPECT_EQ(counts.values()(0), 300);
+}
+
+/// The masked product of a and b under mask m (plain and complemented) over Semiring, one-shot and with reuse.
+template <class Semiring, class Exec>
+void expect_masked_product(const HostCsr<double>& a0, const HostCsr<double>& b0, const HostCsr<double>& m,
+                           const std::string& what, bool deterministic = false) {
+  using T = typename Semiring::value_type;
+  const auto a = with_values<T>(a0, [](double v, std::size_t e) { return weight<T>(v, e); });
+  const auto b = with_values<T>(b0, [](double v, std::size_t e) { return weight<T>(-v, e + 1); });
+  constexpr bool sums = std::is_floating_point<T>::value && KokkosSpGEMM::Semirings::is_plus_times<Semiring>::value;
+  Exec exec;
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  const auto dm = KokkosSpGEMM::copy_to(exec, m);
+  TestOptions o;
+  o.deterministic = deterministic;
+  for (auto kind : {KokkosSpGEMM::MaskKind::Plain, KokkosSpGEMM::MaskKind::Complement}) {
+    const KokkosSpGEMM::Mask<decltype(dm)> mask{dm, kind};
+    const std::string label = what + " " + Semiring::name + (kind == KokkosSpGEMM::MaskKind::Plain ? " <M>" : " <!M>");
+    const auto ref = KokkosSpGEMM::reference_semiring_spgemm<Semiring>(a, b, &m, kind);
+    const auto c = KokkosSpGEMM::masked_spgemm(exec, mask, da, db, Semiring(), o, o);
+    std::string diff = KokkosSpGEMM::semiring_difference(c, ref, sums);
+    EXPECT_TRUE(diff.empty()) << label << " one-shot: " << diff;
+    KokkosSpGEMM::MaskedHandle<Exec, T> handle(o, o);
+    KokkosSpGEMM::CsrMatrix<T, int, int, typename Exec::memory_space> ch;
+    KokkosSpGEMM::masked_spgemm_symbolic(exec, handle, mask, da, db, ch);
+    EXPECT_EQ(handle.nnz(), static_cast<std::int64_t>(ref.nnz())) << label;
+    for (int round = 0; round < 2; ++round) {
+      const auto a2 = with_values<T>(a0, [&](double v, std::size_t e) { return weight<T>(v + round, e + round); });
+      const auto b2 = with_values<T>(b0, [&](double v, std::size_t e) { return weight<T>(v * 0.5 - round, e); });
+      KokkosSpGEMM::masked_spgemm_numeric(exec, handle, mask, KokkosSpGEMM::copy_to(exec, a2),
+                                          KokkosSpGEMM::copy_to(exec, b2), ch, Semiring());
+      diff = KokkosSpGEMM::semiring_difference(ch, KokkosSpGEMM::reference_semiring_spgemm<Semiring>(a2, b2, &m, kind),
+                                               sums);
+      EXPECT_TRUE(diff.empty()) << label << " reuse round " << round << ": " << diff;
+    }
+  }
+}
+
+/// Masks for C = A·B of shape rows x cols: empty, full, random, and the unmasked product's own structure.
+inline std::vector<std::pair<std::string, HostCsr<double>>> masks_for(const HostCsr<double>& a,
+                                                                      const HostCsr<double>& b, std::uint64_t seed) {
+  const int rows = a.num_rows(), cols = b.num_cols();
+  std::vector<std::vector<std::pair<int, double>>> none(rows), full(rows);
+  for (int i = 0; i < rows && cols <= 4000; ++i) {
+    for (int j = 0; j < cols; ++j) full[i].push_back({j, 1.0});
+  }
+  KokkosSpGEMM::RandomCsrOptions<int> o;
+  o.rows = rows;
+  o.cols = cols;
+  o.mean_per_row = std::max(1.0, cols / 4.0);
+  std::vector<std::pair<std::string, HostCsr<double>>> out;
+  out.emplace_back("empty mask", csr_from_rows<double>(rows, cols, none));
+  if (cols <= 4000) out.emplace_back("full mask", csr_from_rows<double>(rows, cols, full));
+  out.emplace_back("random mask", KokkosSpGEMM::random_csr<double>(o, seed));
+  out.emplace_back("mask = C's structure", KokkosSpGEMM::reference_spgemm(a, b));
+  return out;
+}
+
+TEST(TEST_CATEGORY, masked_products_plain_and_complemented_match_reference) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  std::uint64_t seed = 900;
+  for_each_random_pair<Exec>([&](const auto& a, const auto& b, const std::string& what) {
+    for (const auto& [name, m] : masks_for(a, b, seed++)) {
+      expect_masked_product<SR::PlusTimes<double>, Exec>(a, b, m, what + ", " + name);
+      expect_masked_product<SR::MinPlus<double>, Exec>(a, b, m, what + ", " + name);
+      expect_masked_product<SR::PlusPair<std::int64_t>, Exec>(a, b, m, what + ", " + name);
+    }
+  });
+}
+
+TEST(TEST_CATEGORY, masked_products_boolean_deterministic_and_user_semirings) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  KokkosSpGEMM::RandomCsrOptions<int> o;
+  o.rows = 200;
+  o.cols = 200;
+  o.mean_per_row = 10;
+  o.power_law = true;
+  const auto a = KokkosSpGEMM::random_csr<double>(o, 31);
+  const auto b = KokkosSpGEMM::random_csr<double>(o, 32);
+  const auto m = KokkosSpGEMM::random_csr<double>(o, 33);
+  expect_masked_product<SR::OrAnd<bool>, Exec>(a, b, m, "power-law");
+  expect_masked_product<SR::AnyPair<bool>, Exec>(a, b, m, "power-law");
+  expect_masked_product<MaxTimes, Exec>(a, b, m, "power-law");
+  expect_masked_product<SR::PlusTimes<double>, Exec>(a, b, m, "power-law deterministic", true);
+  expect_masked_product<SR::MaxPlus<int>, Exec>(a, b, m, "power-law int");
+}
+
+TEST(TEST_CATEGORY, masked_product_errors_are_typed) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto a = KokkosSpGEMM::copy_to(exec, csr_from_rows<double>(2, 3, {{{0, 1.0}, {2, 2.0}}, {{1, 3.0}}}));
+  const auto b = KokkosSpGEMM::copy_to(exec, csr_from_rows<double>(3, 2, {{{0, 1.0}}, {{1, 1.0}}, {{0, 2.0}}}));
+  const auto wrong = KokkosSpGEMM::copy_to(exec, csr_from_rows<double>(3, 2, {{}, {}, {}}));
+  EXPECT_THROW(KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::mask(wrong), a, b), KokkosSpGEMM::DimensionMismatch);
+  const auto unsorted = KokkosSpGEMM::copy_to(exec, csr_from_rows<double>(2, 2, {{{1, 1.0}, {0, 1.0}}, {}}));
+  EXPECT_THROW(KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::mask(unsorted), a, b), KokkosSpGEMM::InvalidInput);
+  const auto repeated = KokkosSpGEMM::copy_to(exec, csr_from_rows<double>(2, 2, {{{0, 1.0}, {0, 1.0}}, {}}));
+  EXPECT_THROW(KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::complement(repeated), a, b), KokkosSpGEMM::InvalidInput);
+  EXPECT_THROW(KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::mask(unsorted), a, a), KokkosSpGEMM::DimensionMismatch);
+  const auto m = KokkosSpGEMM::copy_to(exec, csr_from_rows<double>(2, 2, {{{0, 1.0}, {1, 1.0}}, {{1, 1.0}}}));
+  KokkosSpGEMM::MaskedHandle<Exec, double> handle;
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c, other;
+  EXPECT_THROW(KokkosSpGEMM::masked_spgemm_numeric(exec, handle, KokkosSpGEMM::mask(m), a, b, c),
+               KokkosSpGEMM::HandleMismatch);
+  KokkosSpGEMM::masked_spgemm_symbolic(exec, handle, KokkosSpGEMM::mask(m), a, b, c);
+  EXPECT_THROW(KokkosSpGEMM::masked_spgemm_numeric(exec, handle, KokkosSpGEMM::complement(m), a, b, c),
+               KokkosSpGEMM::HandleMismatch);
+  EXPECT_THROW(KokkosSpGEMM::masked_spgemm_numeric(exec, handle, KokkosSpGEMM::mask(m), a, b, other),
+               KokkosSpGEMM::HandleMismatch);
+  KokkosSpGEMM::masked_spgemm_numeric(exec, handle, KokkosSpGEMM::mask(m), a, b, c);
+  const auto h = KokkosSpGEMM::to_host(c);  // A·B: (0,0) = 1*1 + 2*2, (1,1) = 3*1, both in the mask
+  ASSERT_EQ(h.nnz(), 2u);
+  EXPECT_EQ(h.values()(0), 5.0);
+  EXPECT_EQ(h.entries()(1), 1);
+  EXPECT_EQ(h.values()(1), 3.0);
+}
+
+/// The complete graph on n vertices, with self-loops when asked (they are ignored).
+inline HostCsr<double> complete_graph(int n, bool loops) {
+  std::vector<std::vector<std::pair<int, double>>> rows(n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (i != j || loops) rows[i].push_back({j, 1.0});
+    }
+  }
+  return csr_from_rows<double>(n, n, rows);
+}
+
+TEST(TEST_CATEGORY, triangle_count_complete_graphs_and_small_cases) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  for (int n : {0, 1, 2, 3, 4, 5, 6, 20, 64}) {
+    const std::int64_t want = static_cast<std::int64_t>(n) * (n - 1) * (n - 2) / 6;
+    EXPECT_EQ(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, complete_graph(n, false))), want) << n;
+    EXPECT_EQ(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, complete_graph(n, true))), want)
+        << n << " with self-loops";
+  }
+  // Two triangles sharing an edge (0-1-2, 0-2-3) and a pendant vertex 4.
+  const auto g = csr_from_rows<double>(5, 5,
+                                       {{{1, 1.0}, {2, 1.0}, {3, 1.0}},
+                                        {{0, 1.0}, {2, 1.0}},
+                                        {{0, 1.0}, {1, 1.0}, {3, 1.0}, {4, 1.0}},
+                                        {{0, 1.0}, {2, 1.0}},
+                                        {{2, 1.0}}});
+  EXPECT_EQ(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, g)), 2);
+  // Random symmetric power-law graphs against the reference count.
+  KokkosSpGEMM::RandomCsrOptions<int> o;
+  o.rows = 400;
+  o.cols = 400;
+  o.mean_per_row = 12;
+  o.power_law = true;
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto r = KokkosSpGEMM::random_csr<double>(o, seed);
+    std::vector<std::vector<std::pair<int, double>>> rows(o.rows);
+    for (int i = 0; i < o.rows; ++i) {
+      for (int e = r.row_map()(i); e < r.row_map()(i + 1); ++e) {
+        rows[i].push_back({r.entries()(e), 1.0});
+        rows[r.entries()(e)].push_back({i, 1.0});
+      }
+    }
+    for (auto& row : rows) {
+      std::sort(row.begin(), row.end());
+      row.erase(std::unique(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+                row.end());
+    }
+    const auto graph = csr_from_rows<double>(o.rows, o.rows, rows);
+    EXPECT_EQ(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, graph)),
+              KokkosSpGEMM::reference_triangle_count(graph))
+        << "seed " << seed;
+  }
+}
+
+TEST(TEST_CATEGORY, triangle_count_shared_graphs_match_reference) {
+  using Exec = TEST_EXECSPACE;
+  KOKKOSSPGEMM_NEED_TEST_MATRICES();
+  Exec exec;
+  for (const char* name : {"ca-CondMat", "PGPgiantcompo", "usroads-48", "ct2010"}) {
+    const auto g = KokkosSpGEMM::read_matrix_market<double, int, int>(test_matrices_dir() + "/" + name + ".mtx.gz");
+    EXPECT_EQ(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, g)),
+              KokkosSpGEMM::reference_triangle_count(g))
+        << name;
+  }
+}
+
+TEST(TEST_CATEGORY, triangle_count_rejects_directed_unsorted_and_rectangular) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto directed = csr_from_rows<double>(3, 3, {{{1, 1.0}}, {{2, 1.0}}, {{0, 1.0}}});
+  EXPECT_THROW(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, directed)), KokkosSpGEMM::InvalidInput);
+  const auto unsorted = csr_from_rows<double>(3, 3, {{{2, 1.0}, {1, 1.0}}, {{0, 1.0}}, {{0, 1.0}}});
+  EXPECT_THROW(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, unsorted)), KokkosSpGEMM::InvalidInput);
+  const auto rect = csr_from_rows<double>(2, 3, {{{1, 1.0}}, {{0, 1.0}}});
+  EXPECT_THROW(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, rect)), KokkosSpGEMM::DimensionMismatch);
+}
+
+}  // namespace KokkosSpGEMMTest
