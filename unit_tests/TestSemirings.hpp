@@ -275,6 +275,36 @@ TEST(TEST_CATEGORY, masked_product_errors_are_typed) {
   EXPECT_EQ(h.values()(1), 3.0);
 }
 
+TEST(TEST_CATEGORY, semiring_and_masked_products_with_64_bit_offsets) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  Exec exec;
+  KokkosSpGEMM::RandomCsrOptions<int> o;
+  o.rows = 150;
+  o.cols = 150;
+  o.mean_per_row = 9;
+  o.power_law = true;
+  const auto a = KokkosSpGEMM::random_csr<double>(o, 41);
+  const auto b = KokkosSpGEMM::random_csr<double>(o, 42);
+  const auto m = KokkosSpGEMM::random_csr<double>(o, 43);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  const auto c = KokkosSpGEMM::spgemm<std::int64_t>(exec, da, db, SR::MinPlus<double>());
+  static_assert(std::is_same<typename decltype(c)::offset_type, std::int64_t>::value, "64-bit offsets asked");
+  std::string diff =
+      KokkosSpGEMM::semiring_difference(c, KokkosSpGEMM::reference_semiring_spgemm<SR::MinPlus<double>>(a, b), false);
+  EXPECT_TRUE(diff.empty()) << diff;
+  const auto dm = KokkosSpGEMM::copy_to(exec, m);
+  for (auto kind : {KokkosSpGEMM::MaskKind::Plain, KokkosSpGEMM::MaskKind::Complement}) {
+    const auto cm = KokkosSpGEMM::masked_spgemm<std::int64_t>(exec, KokkosSpGEMM::Mask<decltype(dm)>{dm, kind}, da, db,
+                                                              SR::MaxPlus<double>());
+    static_assert(std::is_same<typename decltype(cm)::offset_type, std::int64_t>::value, "64-bit offsets asked");
+    diff = KokkosSpGEMM::semiring_difference(
+        cm, KokkosSpGEMM::reference_semiring_spgemm<SR::MaxPlus<double>>(a, b, &m, kind), false);
+    EXPECT_TRUE(diff.empty()) << (kind == KokkosSpGEMM::MaskKind::Plain ? "<M> " : "<!M> ") << diff;
+  }
+}
+
 /// The complete graph on n vertices, with self-loops when asked (they are ignored).
 inline HostCsr<double> complete_graph(int n, bool loops) {
   std::vector<std::vector<std::pair<int, double>>> rows(n);

@@ -29,11 +29,30 @@ struct CountAction {
   KOKKOS_INLINE_FUNCTION void operator()(const Ops&, std::int64_t, std::int64_t, std::int64_t) const {}
 };
 
-/// A vector of lanes a row (one lane on CPUs): rows of power-law graphs run from one entry to a hundred thousand.
+/// The launch shape over a graph's rows: a thread a row, its vector lanes over the row's entries (a power of two
+/// near the average row, up to the backend's width; one on CPUs), 128 lanes a team on GPUs. A team a row with 32
+/// lanes doubled the count's time on road networks (2.5 entries a row).
 template <class ExecSpace>
-Teams<ExecSpace> row_lanes(const ExecSpace& exec, std::int64_t rows) {
-  return Teams<ExecSpace>(exec, rows, 1, BackendTraits<ExecSpace>::max_vector_length);
-}
+struct GraphRows {
+  int threads = 1, lanes = 1;
+  std::int64_t rows = 0;
+  GraphRows(std::int64_t num_rows, std::int64_t nnz) : rows(num_rows) {
+    const std::int64_t avg = num_rows > 0 ? nnz / num_rows : 1;
+    while (lanes < avg && lanes < BackendTraits<ExecSpace>::max_vector_length) lanes *= 2;
+    threads = BackendTraits<ExecSpace>::is_gpu ? 128 / lanes : 1;
+  }
+  Teams<ExecSpace> policy(const ExecSpace& exec) const {
+    return Teams<ExecSpace>(exec, (rows + threads - 1) / threads, threads, lanes);
+  }
+  /// Calls f(row) for each row of the team, on the thread it belongs to.
+  template <class Member, class F>
+  KOKKOS_INLINE_FUNCTION void for_rows(const Member& m, const F& f) const {
+    const std::int64_t first = static_cast<std::int64_t>(m.league_rank()) * threads;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, threads), [&](const int t) {
+      if (first + t < rows) f(first + t);
+    });
+  }
+};
 
 /// A 64-bit mix of an ordered pair (splitmix64's finaliser): the pair sets of g and gᵀ are compared by the sums of
 /// this over their entries.
@@ -44,26 +63,36 @@ KOKKOS_INLINE_FUNCTION std::uint64_t pair_hash(std::uint64_t i, std::uint64_t j)
   return x ^ (x >> 31);
 }
 
-/// Sums pair_hash(i, j) - pair_hash(j, i) over g's entries, and counts the entries: zero for a symmetric pattern
-/// (rows without repeats), nonzero otherwise but with chance 2^-64. One pass, no search, no transpose (an exact
-/// search of each (j, i) cost 5.5 ms of a 12 ms count on ca-CondMat, one thread).
+/// Sums pair_hash(i, j) - pair_hash(j, i) over g's entries: zero for a symmetric pattern (rows without repeats),
+/// nonzero otherwise but with chance 2^-64. One pass, no search, no transpose (an exact search of each (j, i) cost
+/// 5.5 ms of a 12 ms count on ca-CondMat, one thread).
 template <class ExecSpace, class Rows, class Cols>
 struct AsymmetryHash {
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  GraphRows<ExecSpace> shape;
   Rows rows;
   Cols cols;
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m, std::uint64_t& sum) const {
-    const auto i = m.league_rank();
-    const std::int64_t begin = rows(i), end = rows(i + 1);
-    std::uint64_t row_sum = 0;
+    const std::int64_t first = static_cast<std::int64_t>(m.league_rank()) * shape.threads;
+    std::uint64_t team_sum = 0;
     Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(m, end - begin),
-        [&](const std::int64_t x, std::uint64_t& h) {
-          const std::uint64_t j = static_cast<std::uint64_t>(cols(begin + x));
-          h += pair_hash(static_cast<std::uint64_t>(i), j) - pair_hash(j, static_cast<std::uint64_t>(i));
+        Kokkos::TeamThreadRange(m, shape.threads),
+        [&](const int t, std::uint64_t& s) {
+          const std::int64_t i = first + t;
+          if (i >= shape.rows) return;
+          const std::int64_t begin = rows(i), end = rows(i + 1);
+          std::uint64_t row_sum = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(m, end - begin),
+              [&](const std::int64_t x, std::uint64_t& h) {
+                const std::uint64_t j = static_cast<std::uint64_t>(cols(begin + x));
+                h += pair_hash(static_cast<std::uint64_t>(i), j) - pair_hash(j, static_cast<std::uint64_t>(i));
+              },
+              row_sum);
+          s += row_sum;
         },
-        row_sum);
-    Kokkos::single(Kokkos::PerTeam(m), [&]() { sum += row_sum; });
+        team_sum);
+    Kokkos::single(Kokkos::PerTeam(m), [&]() { sum += team_sum; });
   }
 };
 
@@ -78,6 +107,7 @@ KOKKOS_INLINE_FUNCTION bool before(const Rows& rows, Ordinal j, Ordinal i) {
 template <class ExecSpace, class Rows, class Cols, class LRows, class LCols, class Sizes>
 struct LowerByDegree {
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  GraphRows<ExecSpace> shape;
   Rows rows;
   Cols cols;
   LRows l_rows;
@@ -86,25 +116,27 @@ struct LowerByDegree {
   bool fill = false;
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     using Ordinal = typename Cols::non_const_value_type;
-    const auto i = static_cast<Ordinal>(m.league_rank());
-    const std::int64_t begin = rows(i), end = rows(i + 1);
-    if (!fill) {
-      std::int64_t n = 0;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(m, end - begin),
-          [&](const std::int64_t x, std::int64_t& c) { c += before(rows, cols(begin + x), i); }, n);
-      Kokkos::single(Kokkos::PerThread(m), [&]() { sizes(i) = n; });
-      return;
-    }
-    const std::int64_t out = l_rows(i);
-    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(m, end - begin),
-                          [&](const std::int64_t x, std::int64_t& at, const bool final) {
-                            const Ordinal j = cols(begin + x);
-                            if (before(rows, j, i)) {
-                              if (final) l_cols(out + at) = j;
-                              ++at;
-                            }
-                          });
+    shape.for_rows(m, [&](const std::int64_t row) {
+      const auto i = static_cast<Ordinal>(row);
+      const std::int64_t begin = rows(i), end = rows(i + 1);
+      if (!fill) {
+        std::int64_t n = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(m, end - begin),
+            [&](const std::int64_t x, std::int64_t& c) { c += before(rows, cols(begin + x), i); }, n);
+        Kokkos::single(Kokkos::PerThread(m), [&]() { sizes(i) = n; });
+        return;
+      }
+      const std::int64_t out = l_rows(i);
+      Kokkos::parallel_scan(Kokkos::ThreadVectorRange(m, end - begin),
+                            [&](const std::int64_t x, std::int64_t& at, const bool final) {
+                              const Ordinal j = cols(begin + x);
+                              if (before(rows, j, i)) {
+                                if (final) l_cols(out + at) = j;
+                                ++at;
+                              }
+                            });
+    });
   }
 };
 
@@ -118,8 +150,9 @@ void check_undirected(const ExecSpace& exec, const char* function, const GMatrix
   std::uint64_t asymmetry = 0;
   if (g.num_rows() > 0) {
     using F = AsymmetryHash<ExecSpace, std::decay_t<decltype(g.row_map())>, std::decay_t<decltype(g.entries())>>;
-    Kokkos::parallel_reduce("KokkosSpGEMM::Triangles::symmetric", row_lanes(exec, g.num_rows()),
-                            F{g.row_map(), g.entries()}, asymmetry);
+    const GraphRows<ExecSpace> shape(g.num_rows(), static_cast<std::int64_t>(g.nnz()));
+    Kokkos::parallel_reduce("KokkosSpGEMM::Triangles::symmetric", shape.policy(exec),
+                            F{shape, g.row_map(), g.entries()}, asymmetry);
   }
   KOKKOSSPGEMM_REQUIRE(asymmetry == 0, InvalidInput, function,
                        "the graph is not structurally symmetric (some entry (i, j) has no (j, i)): an undirected "
@@ -140,16 +173,17 @@ lower_by_degree(const ExecSpace& exec, const GMatrix& g) {
                                 static_cast<std::size_t>(g.num_rows()) + 1);
   using F = LowerByDegree<ExecSpace, std::decay_t<decltype(g.row_map())>, std::decay_t<decltype(g.entries())>,
                           typename L::row_map_type, typename L::entries_type, decltype(sizes)>;
+  const GraphRows<ExecSpace> shape(g.num_rows(), static_cast<std::int64_t>(g.nnz()));
   if (g.num_rows() > 0) {
-    Kokkos::parallel_for("KokkosSpGEMM::Triangles::lower_sizes", row_lanes(exec, g.num_rows()),
-                         F{g.row_map(), g.entries(), rows, {}, sizes, false});
+    Kokkos::parallel_for("KokkosSpGEMM::Triangles::lower_sizes", shape.policy(exec),
+                         F{shape, g.row_map(), g.entries(), rows, {}, sizes, false});
   }
   const std::int64_t nnz = row_map_from_sizes(exec, "triangle_count", rows, sizes);
   typename L::entries_type cols(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::L::entries"), nnz);
   typename L::values_type vals(Kokkos::view_alloc(exec, "KokkosSpGEMM::L::values"), nnz);
   if (g.num_rows() > 0) {
-    Kokkos::parallel_for("KokkosSpGEMM::Triangles::lower", row_lanes(exec, g.num_rows()),
-                         F{g.row_map(), g.entries(), rows, cols, sizes, true});
+    Kokkos::parallel_for("KokkosSpGEMM::Triangles::lower", shape.policy(exec),
+                         F{shape, g.row_map(), g.entries(), rows, cols, sizes, true});
   }
   return L(g.num_rows(), g.num_cols(), rows, cols, vals);
 }

@@ -110,7 +110,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t walk_entries(const Ops& o, const Action& act
   return hits;
 }
 
-/// A thread per row of C (GPUs where deterministic); sums the products that hit T.
+/// A thread per row of C (short rows; GPUs also where deterministic); sums the products that hit T.
 template <class Ops, class Action>
 struct MaskedRowsSerial {
   Ops o;
@@ -232,8 +232,8 @@ void masked_team_shape(const BMatrix& b, int& threads, int& lanes) {
 }
 
 /// Runs act on every product of A·B whose column is in T's row (T has C's rows), and returns how many there were.
-/// CPUs: rows a thread with a dense column map; GPUs: an entry of A a thread, or a row a thread where deterministic
-/// (no atomics).
+/// CPUs: rows a thread, searching short target rows, else with a dense column map; GPUs: an entry of A a thread, or
+/// a row a thread where deterministic (no atomics) or where A's rows average 4 entries or fewer and none has 33.
 template <class ExecSpace, class AMatrix, class BMatrix, class TRows, class TCols, class Action>
 std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, const AMatrix& a, const BMatrix& b,
                                   const TRows& t_rows, const TCols& t_cols, const Action& act, bool deterministic) {
@@ -241,6 +241,16 @@ std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, cons
   const Ops o(a, b, t_rows, t_cols);
   std::int64_t hits = 0;
   if (a.num_rows() == 0 || a.nnz() == 0) return 0;
+  const std::int64_t rows = a.num_rows();
+  using Serial = MaskedRowsSerial<Ops, Action>;
+  using SerialPolicy =
+      Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<typename Ops::ordinal_type>>;
+  // CPUs: target rows of 4 entries or fewer on average are searched in place; the dense maps (a row of C's width a
+  // thread, set to -1 each call) cost more than the count on road networks (8 MB for 16 threads on usroads-48).
+  if (!BackendTraits<ExecSpace>::is_gpu && static_cast<std::int64_t>(t_cols.extent(0)) <= 4 * rows) {
+    Kokkos::parallel_reduce(label, SerialPolicy(exec, 0, a.num_rows()), Serial{o, act}, hits);
+    return hits;
+  }
   if (!BackendTraits<ExecSpace>::is_gpu) {
     using Dense = MaskedRowsDense<ExecSpace, Ops, Action>;
     Kokkos::Experimental::UniqueToken<ExecSpace> tokens(exec);
@@ -252,17 +262,32 @@ std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, cons
     Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> at(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::at"),
         Action::uses_position ? cells : 0);
-    // Chunks of rows small enough to balance power-law rows over the threads, large enough to amortise a token.
-    const typename Ops::ordinal_type chunk = 64;
+    // Four rows a work item: R-MAT's heaviest rows are its first, and 64 a chunk left one thread with all of them
+    // (16 threads, scale 18: one of them ran most of the count).
+    const typename Ops::ordinal_type chunk = 4;
     const std::int64_t league = (static_cast<std::int64_t>(a.num_rows()) + chunk - 1) / chunk;
     const Dense f{o, act, owner, at, tokens, width, a.num_rows(), chunk};
     Kokkos::parallel_reduce(label, Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, league, 1), f, hits);
     return hits;
   }
-  if (deterministic) {
-    const MaskedRowsSerial<Ops, Action> f{o, act};
-    using Policy = Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<typename Ops::ordinal_type>>;
-    Kokkos::parallel_reduce(label, Policy(exec, 0, a.num_rows()), f, hits);
+  // Rows of A of a few entries each, none long (road networks), take a thread each: an entry a thread would first map
+  // entries to rows and then add with atomics what a row's thread adds alone. One long row among short ones
+  // (PGPgiantcompo) would leave its thread last: a thread per row took it from 0.43 to 2.3 ms.
+  bool short_rows = static_cast<std::int64_t>(a.nnz()) <= 4 * rows;
+  if (short_rows && !deterministic) {
+    const auto a_rows = a.row_map();
+    std::int64_t longest = 0;
+    Kokkos::parallel_reduce(
+        "KokkosSpGEMM::Masked::longest_row", Range<ExecSpace>(exec, 0, rows),
+        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& m) {
+          const std::int64_t n = static_cast<std::int64_t>(a_rows(i + 1) - a_rows(i));
+          if (n > m) m = n;
+        },
+        Kokkos::Max<std::int64_t>(longest));
+    short_rows = longest <= 32;
+  }
+  if (deterministic || short_rows) {
+    Kokkos::parallel_reduce(label, SerialPolicy(exec, 0, a.num_rows()), Serial{o, act}, hits);
     return hits;
   }
   const auto entry_rows = entry_rows_of(exec, a);
