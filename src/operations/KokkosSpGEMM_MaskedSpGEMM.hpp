@@ -270,18 +270,11 @@ void complement_mask_structure(const ExecSpace& exec, const AMatrix& a, const BM
 template <class Semiring, class ExecSpace, class AMatrix, class BMatrix, class CMatrix>
 std::int64_t masked_numeric_values(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, CMatrix& c,
                                    bool deterministic) {
-  if constexpr (Semirings::is_plus_times<Semiring>::value) {
-    Kokkos::deep_copy(exec, c.values(), typename CMatrix::scalar_type());
-    return walk_masked_products(exec, "KokkosSpGEMM::Masked::numeric", a, b, c.row_map(), c.entries(),
-                                AddAction<typename CMatrix::values_type>{c.values()}, deterministic);
-  } else {
-    const auto as = semiring_view<Semiring>(a);
-    const auto bs = semiring_view<Semiring>(b);
-    const auto cs = semiring_view<Semiring>(c);
-    Kokkos::deep_copy(exec, cs.values(), SemiringValue<Semiring>());
-    return walk_masked_products(exec, "KokkosSpGEMM::Masked::numeric", as, bs, cs.row_map(), cs.entries(),
-                                AddAction<typename decltype(cs)::values_type>{cs.values()}, deterministic);
-  }
+  const auto cs = semiring_operand<Semiring>(c);
+  Kokkos::deep_copy(exec, cs.values(), typename decltype(cs)::scalar_type());
+  return walk_masked_products(exec, "KokkosSpGEMM::Masked::numeric", semiring_operand<Semiring>(a),
+                              semiring_operand<Semiring>(b), cs.row_map(), cs.entries(),
+                              AddAction<typename decltype(cs)::values_type>{cs.values()}, deterministic);
 }
 
 /// Values of C gathered at the mask's positions with a flag for the positions reached (the one-pass plain mask).
@@ -310,17 +303,11 @@ void plain_mask_one_pass(const ExecSpace& exec, const AMatrix& a, const BMatrix&
   Kokkos::View<unsigned char*, Space> hit(Kokkos::view_alloc(exec, "KokkosSpGEMM::Masked::hit"), m.nnz());
   const auto m_rows = m.row_map();
   const auto m_cols = m.entries();
-  if constexpr (Semirings::is_plus_times<Semiring>::value) {
-    Kokkos::deep_copy(exec, vals, Scalar());
-    walk_masked_products(exec, "KokkosSpGEMM::Masked::one_pass", a, b, m_rows, m_cols,
-                         GatherAction<decltype(vals), decltype(hit)>{vals, hit}, deterministic);
-  } else {
-    using W = SemiringValue<Semiring>;
-    const Kokkos::View<W*, Space> w(reinterpret_cast<W*>(vals.data()), vals.extent(0));
-    Kokkos::deep_copy(exec, w, W());
-    walk_masked_products(exec, "KokkosSpGEMM::Masked::one_pass", semiring_view<Semiring>(a), semiring_view<Semiring>(b),
-                         m_rows, m_cols, GatherAction<decltype(w), decltype(hit)>{w, hit}, deterministic);
-  }
+  const auto w = semiring_operand<Semiring>(vals);
+  Kokkos::deep_copy(exec, w, typename decltype(w)::value_type());
+  walk_masked_products(exec, "KokkosSpGEMM::Masked::one_pass", semiring_operand<Semiring>(a),
+                       semiring_operand<Semiring>(b), m_rows, m_cols, GatherAction<decltype(w), decltype(hit)>{w, hit},
+                       deterministic);
   c = CMatrix();
   c.set_dimensions(a.num_rows(), b.num_cols());
   c.set_row_map(

@@ -14,19 +14,6 @@
 namespace KokkosSpGEMM {
 
 namespace Impl {
-/// Gives C nnz(C) entries and values of its own type (the semiring views then share them).
-template <class ExecSpace, class CMatrix>
-void allocate_output(const ExecSpace& exec, std::int64_t nnz, CMatrix& c) {
-  if (c.entries().extent(0) != static_cast<std::size_t>(nnz)) {
-    c.set_entries(typename CMatrix::entries_type(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), nnz));
-  }
-  if (c.values().extent(0) != static_cast<std::size_t>(nnz)) {
-    c.set_values(typename CMatrix::values_type(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), nnz));
-  }
-}
-
 template <class Semiring, class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
 void semiring_numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
                             bool checked) {
@@ -39,7 +26,7 @@ void semiring_numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatri
   } else {
     KOKKOSSPGEMM_REQUIRE(handle.has_analysis(), HandleMismatch, "spgemm_numeric",
                          "the handle holds no analysis: call spgemm_symbolic first");
-    allocate_output(exec, handle.nnz(), c);
+    prepare_numeric_output(exec, handle, c);  // C's own arrays (under the budget's check), which the views share
     auto cs = semiring_view<Semiring>(c);
     numeric_phase(exec, handle, semiring_view<Semiring>(a), semiring_view<Semiring>(b), cs, checked);
   }

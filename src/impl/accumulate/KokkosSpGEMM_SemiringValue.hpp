@@ -102,16 +102,37 @@ KOKKOS_INLINE_FUNCTION void accumulate(SemiringValue<S>* p, const SemiringValue<
   }
 }
 
-/// A's (or B's, or C's) arrays seen as semiring values: the same row map, entries and values memory, no copy.
-template <class S, class Scalar, class O, class F, class M>
-CsrMatrix<SemiringValue<S>, O, F, M> semiring_view(const CsrMatrix<Scalar, O, F, M>& a) {
+/// A values array seen as semiring values: the same memory, no copy.
+template <class S, class Values>
+auto semiring_values(const Values& v) {
+  using Scalar = typename Values::value_type;
+  using W = std::conditional_t<std::is_const<Scalar>::value, const SemiringValue<S>, SemiringValue<S>>;
   static_assert(std::is_same<std::remove_const_t<Scalar>, typename S::value_type>::value,
                 "KokkosSpGEMM: the semiring's value_type must be the matrices' scalar type");
   static_assert(sizeof(SemiringValue<S>) == sizeof(Scalar) && alignof(SemiringValue<S>) == alignof(Scalar),
                 "KokkosSpGEMM: a semiring value must have its value type's size");
+  return Kokkos::View<std::remove_const_t<W>*, typename Values::memory_space>(
+      reinterpret_cast<std::remove_const_t<W>*>(const_cast<std::remove_const_t<Scalar>*>(v.data())), v.extent(0));
+}
+
+/// A's (or B's, or C's) arrays seen as semiring values: the same row map, entries and values memory, no copy.
+template <class S, class Scalar, class O, class F, class M>
+CsrMatrix<SemiringValue<S>, O, F, M> semiring_view(const CsrMatrix<Scalar, O, F, M>& a) {
   using Out = CsrMatrix<SemiringValue<S>, O, F, M>;
-  typename Out::values_type values(reinterpret_cast<SemiringValue<S>*>(a.values().data()), a.values().extent(0));
-  return Out(a.num_rows(), a.num_cols(), a.row_map(), a.entries(), values);
+  return Out(a.num_rows(), a.num_cols(), a.row_map(), a.entries(), semiring_values<S>(a.values()));
+}
+
+/// What the kernels take for a semiring product: the arrays themselves for plus-times (the plain path), else their
+/// semiring views.
+template <class S, class T>
+auto semiring_operand(const T& x) {
+  if constexpr (Semirings::is_plus_times<S>::value) {
+    return x;
+  } else if constexpr (Kokkos::is_view<T>::value) {
+    return semiring_values<S>(x);
+  } else {
+    return semiring_view<S>(x);
+  }
 }
 
 }  // namespace Impl
