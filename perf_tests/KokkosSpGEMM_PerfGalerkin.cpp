@@ -256,10 +256,16 @@ void run_loop(const Case& cs, int levels, int repeat, std::vector<Result>& resul
     return cmp.ok ? std::string("ok") : "MISMATCH: " + cmp.message;
   };
   std::int64_t products = 0;
-  {
+  // Ours twice: reuse calls that leave their checks' verdict to the next call (the default), then calls that each
+  // wait for their own (Options::synchronous_checks).
+  for (const bool synchronous : {false, true}) {
     std::vector<DeviceMatrix> a(levels + 1);
     a[0] = KokkosSpGEMM::copy_to(exec, a0);
-    std::vector<KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset>> h(levels);
+    KokkosSpGEMM::Options options;
+    options.synchronous_checks = synchronous;
+    std::vector<KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset>> h(
+        levels, KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset>(options));
+    products = 0;
     for (int l = 0; l < levels; ++l) {
       KokkosSpGEMM::galerkin_product(exec, h[l], a[l], p[l], a[l + 1]);
       products += h[l].products();
@@ -270,9 +276,17 @@ void run_loop(const Case& cs, int levels, int repeat, std::vector<Result>& resul
     chain();  // the first reuse calls make the position maps
     const double t = time_median(repeat, chain);
     std::size_t kept = 0;
-    for (const auto& hl : h) kept += hl.kept_bytes();
-    results.push_back(
-        {cs.name, "ours_loop_reuse", t, (std::int64_t)a[levels].nnz(), products, kept, checked(a[levels], true)});
+    std::string check = checked(a[levels], true);
+    try {
+      for (auto& hl : h) {
+        KokkosSpGEMM::verify(hl);
+        kept += hl.kept_bytes();
+      }
+    } catch (const std::exception& e) {
+      check = std::string("FAILED: ") + e.what();
+    }
+    results.push_back({cs.name, synchronous ? "ours_loop_reuse_sync" : "ours_loop_reuse", t,
+                       (std::int64_t)a[levels].nnz(), products, kept, check});
   }
 #if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
   {

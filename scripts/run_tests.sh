@@ -11,12 +11,20 @@ jobs="$(nproc)"
 bash "$root/scripts/install_deps.sh"
 source "$root/scripts/ctest_summary.sh"
 start=$(date +%s)
+# Each stage's wall time, so that CI's budget can be watched stage by stage.
+stage_start=$start
+stage_done() {
+  echo "== $1 took $(( $(date +%s) - stage_start )) s =="
+  stage_start=$(date +%s)
+}
 
 echo "== Serial: Debian Kokkos 3.4.01 =="
 cmake -S "$root" -B "$build/serial" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build "$build/serial" -j "$jobs"
 status=0
 run_ctest "$build/serial/ctest.log" --test-dir "$build/serial" -j "$jobs" || status=1
+
+stage_done "Serial"
 
 echo "== OpenMP: Kokkos 3.4.01 with OpenMP from Debian's trilinos source =="
 kokkos_omp="$(bash "$root/scripts/build_kokkos_openmp.sh")"
@@ -31,6 +39,8 @@ fi
 cmake --build "$build/openmp" -j "$jobs" --target KokkosSpGEMM_UnitTest_OPENMP
 run_ctest "$build/openmp/ctest.log" --test-dir "$build/openmp" -j "$jobs" -L OPENMP || status=1
 
+stage_done "OpenMP (its Kokkos build included)"
+
 echo "== clang: every target of a default configure compiles with Debian's clang (as HIP's hipcc would see it) =="
 # Compile only (-O0: the g++ builds above run the tests); a HIP user must not be the first to meet a clang error.
 if ! { cmake -S "$root" -B "$build/clang" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
@@ -39,9 +49,13 @@ if ! { cmake -S "$root" -B "$build/clang" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_B
   status=1
 fi
 
+stage_done "clang"
+
 echo "== Sanitized: ASan + UBSan, Serial and host tests against Debian Kokkos 3.4.01 =="
 KOKKOSSPGEMM_BUILD="$build" bash "$root/scripts/run_sanitized_tests.sh" || status=1
 count_skipped "$build/asan/ctest.log" >/dev/null
+
+stage_done "Sanitized"
 
 echo "== all test runs done in $(( $(date +%s) - start )) s (status $status); $skipped_total tests skipped, \
 $skipped_matrices of them for want of the SuiteSparse test matrices =="

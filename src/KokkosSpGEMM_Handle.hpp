@@ -13,12 +13,17 @@
 #include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 namespace KokkosSpGEMM {
+namespace Impl {
+template <class ExecSpace>
+class DeferredChecks;  // impl/reuse/KokkosSpGEMM_DeferredChecks.hpp
+}  // namespace Impl
 
 /// Analysis of C = A*B for one structure of A and B. Scalar, Ordinal and Offset are those of C. Methods is the set of
 /// row methods its pipeline compiles (CoreMethods; MethodsHandle of <KokkosSpGEMM_Methods.hpp> adds the research ones).
@@ -132,7 +137,10 @@ class Handle {
     const void* written_columns = nullptr;
     bool written_sorted = false;
     Kokkos::View<std::uint64_t*, memory_space> reuse_status;  // MultiplyViews::reuse_status
-    Impl::PositionMap<Ordinal, memory_space> positions;       // Tuning::reuse_positions, made by the first reuse call
+    // Reuse calls whose checks' verdict is read later (Options::synchronous_checks), shared by copies of the handle.
+    std::shared_ptr<Impl::DeferredChecks<ExecSpace>> deferred;
+    std::uint64_t numeric_calls = 0;
+    Impl::PositionMap<Ordinal, memory_space> positions;  // Tuning::reuse_positions, made by the first reuse call
     std::vector<Handle> chunks;             // one analysis per block of rows, when the budget asks for blocks
     std::vector<std::int64_t> chunk_first;  // first row of each block
   };

@@ -104,6 +104,13 @@ struct Options {
   std::size_t memory_budget_bytes = 0;
   /// Deeper checks: on reuse, compare a hash of A's and B's patterns with the analysed ones.
   bool check_structure = false;
+  /// On GPUs a numeric reuse call (C's columns kept from the call before, Tuning::reuse_columns) returns without
+  /// waiting for the device: what its device-side checks find (A or B not well-formed CSR; C's column indices
+  /// changed since they were written) is read at the handle's next call, which then throws (InvalidInput,
+  /// HandleMismatch), or at verify(handle). The failed call's C holds no valid product; the call after the throw
+  /// recomputes C in full. true: each call waits for its own checks, and where C's columns changed redoes its work
+  /// and returns a valid C. CPU spaces always check synchronously.
+  bool synchronous_checks = false;
 };
 
 }  // namespace KokkosSpGEMM

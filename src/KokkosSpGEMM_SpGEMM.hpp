@@ -83,6 +83,8 @@ void symbolic_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
   Impl::check_types<ExecSpace, HandleT, AMatrix, BMatrix, CMatrix>();
   Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_symbolic");
   Impl::require_methods<typename HandleT::methods_type>("spgemm_symbolic", handle.options().algorithm);
+  // The analysis is about to be replaced: the verdicts of earlier reuse calls are read now (the phase waits anyway).
+  Impl::settle_deferred_checks(handle, "spgemm_symbolic", true);
   if (!checked) Impl::check_operands(exec, "spgemm_symbolic", a, b);
   if (needs_sorted_b(handle.options().algorithm)) {
     Impl::check_rows_sorted(exec, "spgemm_symbolic", "B", algorithm_name(handle.options().algorithm), b);
@@ -125,6 +127,8 @@ void numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, con
   Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_numeric");
   KOKKOSSPGEMM_REQUIRE(handle.has_analysis(), HandleMismatch, "spgemm_numeric",
                        "the handle holds no analysis: call spgemm_symbolic first");
+  Impl::settle_deferred_checks(handle, "spgemm_numeric", false);
+  ++Impl::state(handle).numeric_calls;
   // A replay from the position map checks A and B beside its own work (one copy back less for small products).
   const bool defer_check = Impl::defers_operand_check(handle, c);
   if (!checked && (!defer_check || !Impl::check_operand_shapes("spgemm_numeric", a, b))) {
@@ -156,9 +160,18 @@ void numeric_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, con
 
 /// Numeric phase: fills C's column indices and values (allocating them when C does not have nnz(C) of each).
 /// A and B may have new values but must have the structure the handle analysed; otherwise HandleMismatch.
+/// On GPUs a reuse call's own checks are read at the handle's next call or at verify (Options::synchronous_checks).
 template <class ExecSpace, class HandleT, class AMatrix, class BMatrix, class CMatrix>
 void spgemm_numeric(const ExecSpace& exec, HandleT& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
   Impl::numeric_phase(exec, handle, a, b, c, false);
+}
+
+/// Waits for the handle's reuse calls whose checks were left to a later call (Options::synchronous_checks) and
+/// throws what the first failed one found (InvalidInput: A or B not well-formed; HandleMismatch: C's columns
+/// changed since they were written). Returns at once when none is pending (always on CPU spaces).
+template <class ExecSpace, class Scalar, class Ordinal, class Offset, class Methods>
+void verify(Handle<ExecSpace, Scalar, Ordinal, Offset, Methods>& handle) {
+  Impl::settle_deferred_checks(handle, "verify", true);
 }
 
 namespace Impl {

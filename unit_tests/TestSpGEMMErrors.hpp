@@ -77,6 +77,7 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
                            KokkosSpGEMM::ReplayShape::Rows, KokkosSpGEMM::ReplayShape::RowsInScratch}) {
     TestOptions o;
     o.reuse_replay = shape;
+    o.synchronous_checks = true;  // the verdict in the call itself (deferred_checks_surface_at_the_next_call_or_verify)
     KokkosSpGEMM::Handle<Exec, double> handle(o);
     KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
     KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);
@@ -97,6 +98,158 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
       EXPECT_TRUE(cmp.ok) << cmp.message;
     }
   }
+}
+
+// A map that leaves some bins to hash tables: the check beside the replay must stop those kernels too (they would
+// follow the bad column), in the call's own verdict (synchronous_checks) and in a deferred one.
+TEST(TEST_CATEGORY, error_malformed_operands_with_a_partial_position_map) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(9, 8, 4);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  auto bad = KokkosSpGEMM::copy_to(Kokkos::DefaultHostExecutionSpace(), a);
+  bad.entries()(bad.entries().extent(0) / 2) = a.num_rows() + 5;
+  const auto bad_column = KokkosSpGEMM::copy_to(exec, bad);
+  for (const bool synchronous : {true, false}) {
+    for (const auto shape :
+         {KokkosSpGEMM::ReplayShape::Auto, KokkosSpGEMM::ReplayShape::Tiles, KokkosSpGEMM::ReplayShape::Rows}) {
+      TestOptions o;
+      o.reuse_replay = shape;
+      o.synchronous_checks = synchronous;
+      std::size_t full = 0;
+      {
+        KokkosSpGEMM::Handle<Exec, double> h(o);
+        KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+        KokkosSpGEMM::spgemm_symbolic(exec, h, da, da, c);
+        for (int call = 0; call < 2; ++call) KokkosSpGEMM::spgemm_numeric(exec, h, da, da, c);
+        full = h.kept_bytes();
+      }
+      bool partial = false;
+      for (const double share : {0.8, 0.6, 0.45, 0.3, 0.2}) {
+        o.reuse_positions_bytes = static_cast<std::size_t>(share * full);
+        KokkosSpGEMM::Handle<Exec, double> handle(o);
+        KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+        KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);
+        for (int call = 0; call < 3; ++call) KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+        const std::string d = handle.describe();
+        if (d.find("replayed from it") == std::string::npos || d.find("gathered from hash") == std::string::npos) {
+          continue;
+        }
+        partial = true;
+        if (!synchronous && KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
+          KokkosSpGEMM::spgemm_numeric(exec, handle, bad_column, da, c);
+          const std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::verify(handle); });
+          EXPECT_NE(msg.find("not a well-formed CSR matrix"), std::string::npos) << msg;
+        }
+        const std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+            [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, bad_column, da, c); });
+        EXPECT_NE(msg.find("column index " + std::to_string(a.num_rows() + 5)), std::string::npos) << msg;
+        for (int call = 0; call < 3; ++call) {
+          KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+          const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, a);
+          EXPECT_TRUE(cmp.ok) << cmp.message;
+        }
+        break;
+      }
+      EXPECT_TRUE(partial) << "no byte limit left some bins to hash tables (shape " << static_cast<int>(shape) << ")";
+    }
+  }
+}
+
+// On GPUs a reuse call returns without waiting for its checks (Options::synchronous_checks false, the default):
+// a malformed operand or changed columns of C must surface, typed and naming the call, at the handle's next call or
+// at verify, and the handle must give a valid C afterwards. CPU spaces check in the call itself.
+TEST(TEST_CATEGORY, deferred_checks_surface_at_the_next_call_or_verify) {
+  using Exec = TEST_EXECSPACE;
+  constexpr bool deferred = KokkosSpGEMM::BackendTraits<Exec>::is_gpu;
+  Exec exec;
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(9, 8, 4);
+  const auto a2 = with_new_values(a, -1.5, 1.0);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto da2 = KokkosSpGEMM::copy_to(exec, a2);
+  const int n = a.num_rows();
+  auto bad = KokkosSpGEMM::copy_to(Kokkos::DefaultHostExecutionSpace(), a);
+  bad.entries()(bad.entries().extent(0) / 2) = n + 5;
+  const auto bad_column = KokkosSpGEMM::copy_to(exec, bad);
+  const auto expect_product = [&](const auto& c, const auto& x, const char* what) {
+    const auto cmp = KokkosSpGEMM::compare_to_reference(c, x, a);
+    EXPECT_TRUE(cmp.ok) << what << ": " << cmp.message;
+  };
+  for (const auto shape :
+       {KokkosSpGEMM::ReplayShape::Auto, KokkosSpGEMM::ReplayShape::Tiles, KokkosSpGEMM::ReplayShape::Rows}) {
+    TestOptions o;
+    o.reuse_replay = shape;
+    KokkosSpGEMM::Handle<Exec, double> handle(o);
+    KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+    KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);
+    for (int call = 0; call < 3; ++call) KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);  // calls 1-3: map
+    for (int call = 4; call <= 6; ++call) {
+      KokkosSpGEMM::spgemm_numeric(exec, handle, call % 2 ? da2 : da, da, c);
+      KokkosSpGEMM::verify(handle);
+      expect_product(c, call % 2 ? a2 : a, "valid reuse calls");
+    }
+
+    // A malformed A in call 7: verify names that call; the next call checks A itself and names the column.
+    if (deferred) {
+      KokkosSpGEMM::spgemm_numeric(exec, handle, bad_column, da, c);
+      std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::verify(handle); });
+      EXPECT_NE(msg.find("KokkosSpGEMM::verify: numeric call 7 "), std::string::npos) << msg;
+      EXPECT_NE(msg.find("not a well-formed CSR matrix"), std::string::npos) << msg;
+      KokkosSpGEMM::verify(handle);  // read once
+    }
+    std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+        [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, bad_column, da, c); });
+    EXPECT_NE(msg.find("column index " + std::to_string(n + 5)), std::string::npos) << msg;
+    for (int call = 0; call < 2; ++call) {  // the full phase, then a map made anew
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da2, da, c);
+      expect_product(c, a2, "after a malformed A");
+    }
+
+    // The next call surfaces an unread failure before doing its own work; the one after gives a valid C.
+    if (deferred) {
+      const auto calls = KokkosSpGEMM::Impl::state(handle).numeric_calls;
+      KokkosSpGEMM::spgemm_numeric(exec, handle, bad_column, da, c);
+      exec.fence();  // its verdict is ready: the next call must read it (one not yet done is read a call later)
+      msg = expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c); });
+      EXPECT_NE(msg.find("spgemm_numeric: numeric call " + std::to_string(calls + 1) + " "), std::string::npos) << msg;
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+      expect_product(c, a, "after a failure read at the next call");
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);  // the map made anew
+    }
+
+    // C's columns changed under the handle (a column row 0 does not have): the replay's C is flagged, and the next
+    // call computes C in full. CPU spaces (and synchronous_checks) redo the call itself.
+    auto hc = KokkosSpGEMM::to_host(c);
+    std::vector<int> row0(hc.entries().data() + hc.row_map()(0), hc.entries().data() + hc.row_map()(1));
+    ASSERT_FALSE(row0.empty());
+    int absent = 0;
+    while (std::find(row0.begin(), row0.end(), absent) != row0.end()) ++absent;
+    hc.entries()(hc.row_map()(0)) = absent;
+    Kokkos::deep_copy(c.entries(), hc.entries());
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da2, da, c);
+    if (deferred) {
+      msg = expect_throws<KokkosSpGEMM::HandleMismatch>([&] { KokkosSpGEMM::verify(handle); });
+      EXPECT_NE(msg.find("column indices changed"), std::string::npos) << msg;
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da2, da, c);
+    }
+    expect_product(c, a2, "after C's columns changed");
+    EXPECT_EQ(KokkosSpGEMM::Impl::state(handle).deferred ? KokkosSpGEMM::Impl::state(handle).deferred->pending() : 0,
+              0);
+  }
+
+  // The operations built on handles: a Galerkin product's reuse calls, read by its verify.
+  const auto p = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::aggregation_prolongator<double, int, int>(6, 2, true));
+  const auto lap = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::poisson_3d_7pt<double, int, int>(6));
+  KokkosSpGEMM::GalerkinHandle<Exec, double> gh;
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> ac;
+  KokkosSpGEMM::galerkin_product(exec, gh, lap, p, ac);
+  for (int call = 0; call < 3; ++call) KokkosSpGEMM::galerkin_numeric(exec, gh, lap, p, ac);
+  KokkosSpGEMM::verify(gh);
+  const auto pt = KokkosSpGEMM::to_host(KokkosSpGEMM::transpose(exec, p));
+  const auto ref = KokkosSpGEMM::reference_spgemm_with_bounds(
+      pt, KokkosSpGEMM::reference_spgemm(KokkosSpGEMM::to_host(lap), KokkosSpGEMM::to_host(p)));
+  const auto cmp = KokkosSpGEMM::compare_to_reference(ac, ref, true, 16.0);
+  EXPECT_TRUE(cmp.ok) << "Galerkin reuse: " << cmp.message;
 }
 
 TEST(TEST_CATEGORY, error_research_method_on_a_plain_handle) {

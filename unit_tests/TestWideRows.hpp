@@ -147,6 +147,7 @@ TEST(TEST_CATEGORY, wide_rows_bitmap_reuse_notices_changed_columns) {
   const auto da2 = KokkosSpGEMM::copy_to(exec, a2);
   TestOptions o = wide_row_paths()[0];
   o.reuse_positions = false;
+  o.synchronous_checks = true;  // each call reads its own checks and redoes itself (on GPUs too)
   KokkosSpGEMM::Handle<Exec, double> handle(o);
   DeviceCsr c;
   KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);

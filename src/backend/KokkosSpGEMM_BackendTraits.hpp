@@ -26,11 +26,104 @@ struct BlockCache {
   static void release(const ExecSpace&, void*, std::size_t, const char* = "") {}
 };
 
+/// A mark in an execution space instance's queue: done() tells without waiting whether the work queued before
+/// record() has finished, wait() waits for it. Host spaces finish their work inside each call, so their marks are
+/// always passed; GPU spaces specialise it below. Host memory the device copies into without a wait is
+/// PinnedHostSpace<ExecSpace>::type.
+template <class ExecSpace>
+class QueueMark {
+ public:
+  void record(const ExecSpace&) {}
+  bool done() const { return true; }
+  void wait() const {}
+};
+
+template <class ExecSpace>
+struct PinnedHostSpace {
+  using type = Kokkos::HostSpace;
+};
+
 }  // namespace Impl
 }  // namespace KokkosSpGEMM
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <backend/KokkosSpGEMM_CudaStreamPool.hpp>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+template <>
+class QueueMark<Kokkos::Cuda> {
+ public:
+  QueueMark() = default;
+  QueueMark(const QueueMark&) = delete;
+  QueueMark& operator=(const QueueMark&) = delete;
+  ~QueueMark() {
+    if (m_event != nullptr) cudaEventDestroy(m_event);
+  }
+  void record(const Kokkos::Cuda& exec) {
+    if (m_event == nullptr) KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&m_event, cudaEventDisableTiming));
+    KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventRecord(m_event, exec.cuda_stream()));
+  }
+  bool done() const {
+    if (m_event == nullptr) return true;
+    const cudaError_t e = cudaEventQuery(m_event);
+    if (e == cudaErrorNotReady) return false;
+    KOKKOS_IMPL_CUDA_SAFE_CALL(e);
+    return true;
+  }
+  void wait() const {
+    if (m_event != nullptr) KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventSynchronize(m_event));
+  }
+
+ private:
+  cudaEvent_t m_event = nullptr;
+};
+
+template <>
+struct PinnedHostSpace<Kokkos::Cuda> {
+  using type = Kokkos::CudaHostPinnedSpace;
+};
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+#endif
+
+#if defined(KOKKOS_ENABLE_HIP)
+namespace KokkosSpGEMM {
+namespace Impl {
+template <>
+class QueueMark<Kokkos::HIP> {
+ public:
+  QueueMark() = default;
+  QueueMark(const QueueMark&) = delete;
+  QueueMark& operator=(const QueueMark&) = delete;
+  ~QueueMark() {
+    if (m_event != nullptr) (void)hipEventDestroy(m_event);
+  }
+  void record(const Kokkos::HIP& exec) {
+    if (m_event == nullptr) KOKKOS_IMPL_HIP_SAFE_CALL(hipEventCreateWithFlags(&m_event, hipEventDisableTiming));
+    KOKKOS_IMPL_HIP_SAFE_CALL(hipEventRecord(m_event, exec.hip_stream()));
+  }
+  bool done() const {
+    if (m_event == nullptr) return true;
+    const hipError_t e = hipEventQuery(m_event);
+    if (e == hipErrorNotReady) return false;
+    KOKKOS_IMPL_HIP_SAFE_CALL(e);
+    return true;
+  }
+  void wait() const {
+    if (m_event != nullptr) KOKKOS_IMPL_HIP_SAFE_CALL(hipEventSynchronize(m_event));
+  }
+
+ private:
+  hipEvent_t m_event = nullptr;
+};
+
+template <>
+struct PinnedHostSpace<Kokkos::HIP> {
+  using type = Kokkos::HIPHostPinnedSpace;
+};
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
 #endif
 
 namespace KokkosSpGEMM {

@@ -400,6 +400,14 @@ auto galerkin_product_pt(const ExecSpace& exec, const AMatrix& a, const PMatrix&
   return ac;
 }
 
+/// verify (KokkosSpGEMM_SpGEMM.hpp) for the handle's products: the two of R*A*P and the smoothing one.
+template <class ExecSpace, class S, class O, class F>
+void verify(GalerkinHandle<ExecSpace, S, O, F>& handle) {
+  verify(Impl::state(handle).first);
+  verify(Impl::state(handle).second);
+  verify(Impl::state(handle).smoother);
+}
+
 }  // namespace KokkosSpGEMM
 
 #endif

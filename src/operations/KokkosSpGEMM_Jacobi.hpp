@@ -384,6 +384,12 @@ Kokkos::View<typename AMatrix::scalar_type*, typename ExecSpace::memory_space> i
   return dinv;
 }
 
+/// verify (KokkosSpGEMM_SpGEMM.hpp) for the handle's product.
+template <class ExecSpace, class Scalar, class Ordinal, class Offset>
+void verify(JacobiHandle<ExecSpace, Scalar, Ordinal, Offset>& handle) {
+  verify(Impl::state(handle).product);
+}
+
 }  // namespace KokkosSpGEMM
 
 #endif

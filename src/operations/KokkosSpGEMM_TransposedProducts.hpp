@@ -127,6 +127,12 @@ auto spgemm_aat(const ExecSpace& exec, const AMatrix& a, const Options& options 
   return Impl::transposed_product_one_shot<COffset>(exec, a, TransposedProduct::AAt, options, tuning);
 }
 
+/// verify (KokkosSpGEMM_SpGEMM.hpp) for the handle's product.
+template <class ExecSpace, class Scalar, class Ordinal, class Offset>
+void verify(TransposedProductHandle<ExecSpace, Scalar, Ordinal, Offset>& handle) {
+  verify(Impl::state(handle).product);
+}
+
 }  // namespace KokkosSpGEMM
 
 #endif

@@ -170,6 +170,7 @@ struct TeamBitmapKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (v.operands_failed()) return;
     const Ordinal row = perm(first + team.league_rank());
     const std::int64_t nwords = bitmap_words(width);
     std::int64_t* counts =  // a count per thread, the scan's block sums and their total, the pool chunk

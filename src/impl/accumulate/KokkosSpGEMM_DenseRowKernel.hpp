@@ -147,6 +147,7 @@ struct DenseRowKernel {
   std::int64_t rows = 0;  // the rows of the launch; work items = ceil(rows / rows_per_item)
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item) const {
+    if (v.operands_failed()) return;
     const std::int64_t begin = item * rows_per_item;
     const std::int64_t end = begin + rows_per_item < rows ? begin + rows_per_item : rows;
     const std::int64_t chunk_id = by_token ? static_cast<std::int64_t>(token.acquire()) : pool.acquire(item);

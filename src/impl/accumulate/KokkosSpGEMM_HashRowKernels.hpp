@@ -207,6 +207,7 @@ struct ThreadRowsKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (v.operands_failed()) return;
     const std::int64_t t = team.league_rank();
     if constexpr (ManyBins) {
       Bin bin = bins[0];
@@ -419,6 +420,7 @@ struct TeamRowKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (v.operands_failed()) return;
     const std::int64_t t = team.league_rank();
     if constexpr (ManyBins) {
       Bin bin = bins[0];

@@ -44,6 +44,7 @@ struct MergeRowKernel {
   static std::size_t scratch_bytes(std::size_t scratch) { return scratch + 2 * sizeof(std::int64_t) + 64; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (v.operands_failed()) return;
     using I64 = std::int64_t;
     const Ordinal row = perm(first + team.league_rank());
     char* base = static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch + 2 * sizeof(I64), 16));

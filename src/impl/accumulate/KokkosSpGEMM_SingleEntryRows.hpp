@@ -19,6 +19,7 @@ struct SingleEntryRowsKernel {
   std::int64_t first = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t r) const {
+    if (v.operands_failed()) return;
     const Ordinal row = perm(first + r);
     if constexpr (!Numeric) {
       v.row_sizes(row) = 1;

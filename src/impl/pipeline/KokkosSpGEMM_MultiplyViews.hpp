@@ -60,6 +60,12 @@ struct MultiplyViews {
     return missed();
   }
 
+  /// A check beside this reuse call's replay (reuse_status(2), PositionReplay.hpp) found A or B malformed: the
+  /// kernels that gather the rows the map leaves skip their work too, so that bad indices are never followed.
+  KOKKOS_INLINE_FUNCTION bool operands_failed() const {
+    return known_columns && reuse_status.data() != nullptr && reuse_status(2) != 0;
+  }
+
   /// Records a column of C absent from its row's accumulator; its value is zero until the call is redone.
   KOKKOS_INLINE_FUNCTION scalar_type missed() const {
     Kokkos::atomic_add(&reuse_status(0), std::uint64_t(1));

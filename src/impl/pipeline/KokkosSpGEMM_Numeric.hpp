@@ -6,10 +6,14 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Handle.hpp>
 #include <impl/pipeline/KokkosSpGEMM_MultiplyViews.hpp>
+#include <impl/reuse/KokkosSpGEMM_DeferredChecks.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionMapBuild.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionReplay.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowKernelLaunch.hpp>
 #include <impl/memory/KokkosSpGEMM_Workspace.hpp>
+
+#include <sstream>
+#include <string>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -70,15 +74,47 @@ Settings numeric_launch_options(const Handle& handle) {
   return launch_options;
 }
 
-/// Whether a numeric call will replay C from the handle's position map as it stands (every bin with work mapped),
-/// so that A and B can be checked on the device beside the replay, without a copy back of their own
-/// (replay_positions skips its work when they fail; run_numeric then names the problem).
+/// Whether a numeric call will replay C from the handle's position map as it stands, so that A and B can be
+/// checked on the device beside the replay, without a copy back of their own (the replay and the kernels of the
+/// bins the map leaves skip their work when they fail: MultiplyViews::operands_failed; the verdict names the
+/// problem later, or run_numeric at once).
 template <class Handle, class CMatrix>
 bool defers_operand_check(const Handle& handle, const CMatrix& c) {
   const auto& map = state(handle).positions;
   return state(handle).chunks.empty() && columns_known(handle, c) && state(handle).settings.reuse_positions &&
-         map.made() && map.columns == static_cast<const void*>(c.entries().data()) && !map.mapped.empty() &&
-         map.gathered.empty();
+         map.made() && map.columns == static_cast<const void*>(c.entries().data()) && !map.mapped.empty();
+}
+
+/// Reads the verdicts of the handle's earlier reuse calls whose checks were deferred (Options::synchronous_checks):
+/// those the device has finished, or all of them with wait. A failure throws, naming the call that failed, and
+/// leaves the handle to compute C in full at its next call (the map and C's columns no longer describe a valid C).
+template <class Handle>
+void settle_deferred_checks(Handle& handle, const char* function, bool wait) {
+  auto& st = state(handle);
+  if (!st.deferred || st.deferred->pending() == 0) return;
+  const auto found = st.deferred->settle(wait);
+  if (found.failure == DeferredFailure::None) return;
+  st.positions = decltype(st.positions)();
+  st.written_columns = nullptr;
+  std::ostringstream later;
+  for (std::size_t k = 0; k < found.later.size(); ++k) later << (k > 0 ? ", " : "") << found.later[k];
+  const std::string also = found.later.empty() ? std::string()
+                                               : "; later calls " + later.str() +
+                                                     " failed their checks too, and C's values from them are "
+                                                     "not the product either";
+  KOKKOSSPGEMM_REQUIRE(found.failure != DeferredFailure::BadOperands, InvalidInput, function,
+                       "numeric call " << found.call << " on this handle found A or B not a well-formed CSR matrix ("
+                                       << found.count
+                                       << " rows or entries out of order or out of range) and left C's values "
+                                          "unwritten"
+                                       << also << " (checks read after the call: Options::synchronous_checks)");
+  KOKKOSSPGEMM_REQUIRE(false, HandleMismatch, function,
+                       "numeric call " << found.call
+                                       << " on this handle found C's column indices changed since the handle wrote "
+                                          "them, so that call's C is not the product"
+                                       << also
+                                       << " (checks read after the call: Options::synchronous_checks); the next "
+                                          "numeric call computes C in full");
 }
 
 /// retried: this call already found C's columns changed once and made the map anew from them.
@@ -109,13 +145,24 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   MultiplyViews<AMatrix, BMatrix, CMatrix, AValues> v(a, b, c, values);
   v.known_columns = known;
   st.written_columns = nullptr;  // until this call succeeds
+  // A GPU reuse call leaves its checks' verdict to a later call (a call that makes the map waits anyway, and a
+  // retry is already synchronous); row blocks under a budget check synchronously (run_numeric_chunked).
+  const bool deferred =
+      BackendTraits<ExecSpace>::is_gpu && known && !st.settings.synchronous_checks && !retried && !make_map;
+  decltype(st.reuse_status) status;
   if (v.known_columns) {
-    if (st.reuse_status.data() == nullptr) {
-      st.reuse_status = decltype(st.reuse_status)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"),
-                                                  ReuseStatus::entries);
+    if (deferred) {
+      if (!st.deferred) st.deferred = std::make_shared<DeferredChecks<ExecSpace>>();
+      status = st.deferred->begin(exec);
+    } else {
+      if (st.reuse_status.data() == nullptr) {
+        st.reuse_status = decltype(st.reuse_status)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"),
+                                                    ReuseStatus::entries);
+      }
+      Kokkos::deep_copy(exec, st.reuse_status, std::uint64_t(0));
+      status = st.reuse_status;
     }
-    Kokkos::deep_copy(exec, st.reuse_status, std::uint64_t(0));
-    v.reuse_status = st.reuse_status;
+    v.reuse_status = status;
   }
   std::size_t pool = 0;
   if (make_map) {
@@ -137,10 +184,10 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   const Settings launch_options = numeric_launch_options<ExecSpace, CMatrix>(handle);
   if (replay) {
     if (operands_checked) {
-      replay_positions(exec, v, map, st.reuse_status, st.settings.deterministic);
+      replay_positions(exec, v, map, status, st.settings.deterministic);
     } else {
       const OperandItems<AMatrix, BMatrix> items(a, b);
-      replay_positions(exec, v, map, st.reuse_status, st.settings.deterministic, items);
+      replay_positions(exec, v, map, status, st.settings.deterministic, items);
     }
     pool = max_of(pool, launch_row_kernels<true, Methods>(exec, workspace, v, map.bins, map.gathered, launch_options,
                                                           pool_budget));
@@ -154,13 +201,15 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
                                                             launch_options, pool_budget));
     }
   }
-  if (v.known_columns) {
-    const ReuseStatus status = read_reuse_status(exec, st.reuse_status);
-    if (status.bad_operands > 0) {
+  if (deferred) {
+    st.deferred->end(exec, st.numeric_calls, replay, replay ? map.checksum : 0);
+  } else if (v.known_columns) {
+    const ReuseStatus found = read_reuse_status(exec, status);
+    if (found.bad_operands > 0) {
       map = decltype(st.positions)();                // its replay was skipped; C holds nothing of this call
       check_operands(exec, "spgemm_numeric", a, b);  // names the problem (throws)
     }
-    if (status.missing > 0 || (replay && status.checksum != map.checksum)) {
+    if (found.missing > 0 || (replay && found.checksum != map.checksum)) {
       // C's entries were changed since they were written. A new map from them serves them if they still hold this
       // product's columns (the map making checks); otherwise, or without the map, the full phase recomputes them.
       map = decltype(st.positions)();

@@ -147,6 +147,7 @@ void run_numeric_chunked(const ExecSpace& exec, Handle& handle, const AMatrix& a
     const std::size_t part_c = static_cast<std::size_t>(part.nnz()) * (sizeof(Ordinal) + sizeof(Scalar)) +
                                static_cast<std::size_t>(r1 - r0 + 1) * sizeof(Offset);
     state(part).settings.memory_budget_bytes = budget > 0 ? left - block_maps + part_c + part.kept_bytes() : 0;
+    state(part).settings.synchronous_checks = true;  // a block's verdict is read before the next block's views go
     run_numeric(exec, part, a_part, b, c_part, false, true,
                 values.block(r0, static_cast<std::int64_t>(a_host_rows(r0))));
     peak = max_of(peak, state(part).numeric_pool_bytes + block_maps);

@@ -632,13 +632,33 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   map.bins = bin_rows(exec, workspace, rows, RowLengthOfC<decltype(v.c_rows)>{v.c_rows});
   const auto totals = map_bin_totals(exec, workspace, v, rows);
 
-  const bool few_rows = rows < replay_few_rows;
+  bool few_rows = rows < replay_few_rows;
   std::int64_t all_products = 0;  // over the rows with work, mapped or not
   for (int b = 1; b < num_row_bins; ++b) all_products += totals[map_totals_per_bin * b];
-  const bool tiles = replay_by_tiles<ExecSpace>(options, all_products, rows);
+  bool tiles = replay_by_tiles<ExecSpace>(options, all_products, rows);
   const std::size_t entry_offset_bytes = v.a_cols.extent(0) * sizeof(std::int32_t);
-  const MapChoice choice = choose_map_bins<ExecSpace, Scalar>(map.bins, totals, overhead, limit, entry_offset_bytes,
-                                                              few_rows, tiles, options);
+  MapChoice choice = choose_map_bins<ExecSpace, Scalar>(map.bins, totals, overhead, limit, entry_offset_bytes, few_rows,
+                                                        tiles, options);
+  if (tiles && options.reuse_replay == ReplayShape::Auto && choice.products < all_products) {
+    // Tiles cost their records and an offset an entry of A: where that leaves bins to hash tables, rows that
+    // need neither may map more (products compressing 6-10 to an entry of C, as the coarse levels of a hierarchy).
+    MapChoice by_rows = choose_map_bins<ExecSpace, Scalar>(map.bins, totals, overhead, limit, entry_offset_bytes,
+                                                           few_rows, false, options);
+    if (by_rows.products > choice.products) {
+      tiles = false;
+      choice = std::move(by_rows);
+    }
+  }
+  if (few_rows && options.reuse_replay == ReplayShape::Auto && choice.products < all_products) {
+    // Few rows of C take a team each, which also costs an offset an entry of A: a thread a row needs none.
+    MapChoice by_threads = choose_map_bins<ExecSpace, Scalar>(map.bins, totals, overhead, limit, entry_offset_bytes,
+                                                              false, false, options);
+    if (by_threads.products > choice.products) {
+      tiles = false;
+      few_rows = false;
+      choice = std::move(by_threads);
+    }
+  }
   plan_map_launches<ExecSpace, Views>(map, choice.chosen, few_rows, tiles, options);
   if (tiles && !map.mapped.empty()) plan_map_tiles(exec, map, choice, limit);
   if (map.mapped.empty()) {

@@ -1,0 +1,112 @@
+// Reuse checks read later (Options::synchronous_checks false, GPUs): a reuse call queues a copy of its checks'
+// counters (ReuseStatus) into pinned host memory and a mark behind it, and returns without waiting for the device.
+// The handle's next call, or verify(), reads the verdicts of the calls whose marks have passed, oldest first.
+#ifndef KOKKOSSPGEMM_DEFERREDCHECKS_HPP
+#define KOKKOSSPGEMM_DEFERREDCHECKS_HPP
+
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
+#include <impl/reuse/KokkosSpGEMM_PositionReplay.hpp>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace KokkosSpGEMM {
+namespace Impl {
+
+/// What a deferred check found wrong in one call.
+enum class DeferredFailure { None, BadOperands, ColumnsChanged };
+
+template <class ExecSpace>
+class DeferredChecks {
+ public:
+  using device_status = Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space>;
+  /// Calls a handle may have in flight unread; a call beyond them waits for the oldest (a solver's refresh makes one
+  /// call a handle before it uses C).
+  static constexpr int depth = 4;
+
+  struct Verdict {
+    DeferredFailure failure = DeferredFailure::None;  // the oldest failure's
+    std::uint64_t call = 0;                           // its numeric call on the handle (1 = the first)
+    std::uint64_t count = 0;                          // its count (bad rows and entries, or columns not found)
+    std::vector<std::uint64_t> later;                 // later calls read with it that failed too
+  };
+
+  /// The device counters for the call about to be queued (zeroed on exec); the slot is free (settle() ran).
+  device_status begin(const ExecSpace& exec) {
+    Slot& s = m_slots[m_next];
+    if (s.device.data() == nullptr) {
+      s.device = device_status(Kokkos::view_alloc(exec, "KokkosSpGEMM::DeferredChecks::device"), ReuseStatus::entries);
+      s.host = host_status(Kokkos::view_alloc(exec, "KokkosSpGEMM::DeferredChecks::host"), ReuseStatus::entries);
+    }
+    Kokkos::deep_copy(exec, s.device, std::uint64_t(0));
+    return s.device;
+  }
+
+  /// Queues the copy of the call's counters and the mark behind it. replay: compare the checksum with expected.
+  void end(const ExecSpace& exec, std::uint64_t call, bool replay, std::uint64_t expected) {
+    Slot& s = m_slots[m_next];
+    Kokkos::deep_copy(exec, s.host, s.device);
+    s.mark.record(exec);
+    s.pending = true;
+    s.call = call;
+    s.replay = replay;
+    s.expected = expected;
+    m_next = (m_next + 1) % depth;
+  }
+
+  /// Reads the verdicts whose marks have passed, oldest first (every one with wait; the oldest also when no slot
+  /// is free, so that begin() has one), and returns the oldest failure with the later failed calls.
+  Verdict settle(bool wait) {
+    Verdict found;
+    for (int k = 0; k < depth; ++k) {
+      Slot& s = m_slots[(m_next + k) % depth];
+      if (!s.pending) continue;
+      const bool full = k == 0;                     // m_slots[m_next] is pending: no slot is free
+      if (!wait && !full && !s.mark.done()) break;  // later calls, queued behind it, are not done either
+      s.mark.wait();
+      s.pending = false;
+      const ReuseStatus r{s.host(0), s.host(1), s.host(2)};
+      DeferredFailure f = DeferredFailure::None;
+      if (r.bad_operands > 0) {
+        f = DeferredFailure::BadOperands;
+      } else if (r.missing > 0 || (s.replay && r.checksum != s.expected)) {
+        f = DeferredFailure::ColumnsChanged;
+      }
+      if (f == DeferredFailure::None) continue;
+      if (found.failure == DeferredFailure::None) {
+        found.failure = f;
+        found.call = s.call;
+        found.count = f == DeferredFailure::BadOperands ? r.bad_operands : r.missing;
+      } else {
+        found.later.push_back(s.call);
+      }
+    }
+    return found;
+  }
+
+  /// Calls queued whose verdict is not read yet.
+  int pending() const {
+    int n = 0;
+    for (const Slot& s : m_slots) n += s.pending ? 1 : 0;
+    return n;
+  }
+
+ private:
+  using host_status = Kokkos::View<std::uint64_t*, typename PinnedHostSpace<ExecSpace>::type>;
+  struct Slot {
+    device_status device;
+    host_status host;
+    QueueMark<ExecSpace> mark;
+    bool pending = false, replay = false;
+    std::uint64_t call = 0, expected = 0;
+  };
+  std::array<Slot, depth> m_slots;
+  int m_next = 0;
+};
+
+}  // namespace Impl
+}  // namespace KokkosSpGEMM
+
+#endif
