@@ -118,6 +118,19 @@ class Handle {
  private:
   friend struct Impl::HandleAccess;
 
+  // The verdicts belong to the calls made through this handle: a copy starts without them, a move takes them.
+  struct DeferredSlot {
+    std::shared_ptr<Impl::DeferredChecks<ExecSpace>> checks;
+    DeferredSlot() = default;
+    DeferredSlot(const DeferredSlot&) {}
+    DeferredSlot(DeferredSlot&&) noexcept = default;
+    DeferredSlot& operator=(const DeferredSlot& other) {
+      if (this != &other) checks.reset();
+      return *this;
+    }
+    DeferredSlot& operator=(DeferredSlot&&) noexcept = default;
+  };
+
   // The analysis: made by the pipeline stages in Impl through Impl::HandleAccess, not part of the API.
   struct State {
     Impl::Settings settings;
@@ -137,8 +150,8 @@ class Handle {
     const void* written_columns = nullptr;
     bool written_sorted = false;
     Kokkos::View<std::uint64_t*, memory_space> reuse_status;  // MultiplyViews::reuse_status
-    // Reuse calls whose checks' verdict is read later (Options::synchronous_checks), shared by copies of the handle.
-    std::shared_ptr<Impl::DeferredChecks<ExecSpace>> deferred;
+    // Reuse calls whose checks' verdict is read later (Options::synchronous_checks).
+    DeferredSlot deferred;
     std::uint64_t numeric_calls = 0;
     Impl::PositionMap<Ordinal, memory_space> positions;  // Tuning::reuse_positions, made by the first reuse call
     std::vector<Handle> chunks;             // one analysis per block of rows, when the budget asks for blocks

@@ -77,7 +77,7 @@ class DistributedHandle {
  private:
   static Options sorted(Options options) {
     options.sorted = true;
-    return options;
+    return Impl::local_handle_options(options);
   }
   friend struct Impl::ProductAccess;
   Options m_options;

@@ -5,6 +5,7 @@
 #define KOKKOSSPGEMM_COLLECTIVEERRORS_HPP
 
 #include <KokkosSpGEMM_Errors.hpp>
+#include <KokkosSpGEMM_Options.hpp>
 
 #include <Teuchos_Comm.hpp>
 #include <Teuchos_CommHelpers.hpp>
@@ -18,6 +19,13 @@ namespace Distributed {
 namespace Impl {
 
 enum class ErrorKind : int { None = 0, Dimension, InvalidInput, HandleMismatch, IndexOverflow, OutOfMemory, Other };
+
+/// The options of a rank's local handles: their reuse calls read their own checks in the call (on GPUs too), so
+/// that a failure is caught with the rank's local work and made collective, never read by a later call alone.
+inline Options local_handle_options(Options options) {
+  options.synchronous_checks = true;
+  return options;
+}
 
 /// What a rank's local work ended with.
 struct LocalVerdict {

@@ -48,7 +48,7 @@ class TransposedProduct {
   using map_type = Tpetra::Map<LO, GO, Node>;
 
   explicit TransposedProduct(const Options& options = Options(), const Tuning& tuning = Tuning())
-      : m_local(options, tuning) {}
+      : m_local(local_handle_options(options), tuning) {}
 
   /// Whether the product applies: P's and M's row maps are the same.
   static bool applies(const Matrix& p, const Matrix& m) { return p.getRowMap()->isSameAs(*m.getRowMap()); }

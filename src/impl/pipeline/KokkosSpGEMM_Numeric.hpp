@@ -91,8 +91,8 @@ bool defers_operand_check(const Handle& handle, const CMatrix& c) {
 template <class Handle>
 void settle_deferred_checks(Handle& handle, const char* function, bool wait) {
   auto& st = state(handle);
-  if (!st.deferred || st.deferred->pending() == 0) return;
-  const auto found = st.deferred->settle(wait);
+  if (!st.deferred.checks || st.deferred.checks->pending() == 0) return;
+  const auto found = st.deferred.checks->settle(wait);
   if (found.failure == DeferredFailure::None) return;
   st.positions = decltype(st.positions)();
   st.written_columns = nullptr;
@@ -152,8 +152,8 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   decltype(st.reuse_status) status;
   if (v.known_columns) {
     if (deferred) {
-      if (!st.deferred) st.deferred = std::make_shared<DeferredChecks<ExecSpace>>();
-      status = st.deferred->begin(exec);
+      if (!st.deferred.checks) st.deferred.checks = std::make_shared<DeferredChecks<ExecSpace>>();
+      status = st.deferred.checks->begin(exec);
     } else {
       if (st.reuse_status.data() == nullptr) {
         st.reuse_status = decltype(st.reuse_status)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Numeric::reuse_status"),
@@ -202,7 +202,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
     }
   }
   if (deferred) {
-    st.deferred->end(exec, st.numeric_calls, replay, replay ? map.checksum : 0);
+    st.deferred.checks->end(exec, st.numeric_calls, replay, replay ? map.checksum : 0);
   } else if (v.known_columns) {
     const ReuseStatus found = read_reuse_status(exec, status);
     if (found.bad_operands > 0) {
