@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs a prebuilt CUDA build on a GPU machine: unit tests, compute-sanitizer, tool and perf_tests. Expects the
 # binaries in $BIN (default .device/bin) and the shared matrices in $KOKKOSSPGEMM_TEST_MATRICES (default
-# .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, tool, perf, methods,
-# transpose, galerkin, jacobi, block, triangles, compare, split, example, openmp, profile, reuse (default all but openmp, profile and reuse). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
+# .device/matrices); writes logs to $OUT (default ./device-out). Stages: tests, sanitize, tool, perf, peers,
+# methods, transpose, galerkin, jacobi, block, triangles, compare, split, example, openmp, profile, reuse (default: the set named on the stages line below). SAN_TOOLS and SAN_FILTER narrow the sanitizer stage (e.g. to new tests).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${BIN:-$root/.device/bin}"
@@ -38,6 +38,16 @@ for stage in $stages; do
       ;;
     perf)
       "$bin/KokkosSpGEMM_PerfSpGEMM" --csv "$out/perf.csv" ${PERF_ARGS:-} 2>"$out/perf_progress.log" | tee "$out/perf.log"
+      ;;
+    peers)
+      # The research codes (spECK, OpSparse, nsparse; built outside the repository) on the suite's cases, by the
+      # drivers' run script of ../shared/peers copied beside them into $BIN (docs/performance.md, "Research peers").
+      [ -x "$bin/run_device.sh" ] || { echo "no peers' run_device.sh in $bin"; continue; }
+      m="$KOKKOSSPGEMM_TEST_MATRICES"
+      OUT="$out" BIN="$bin" PEER_OPTS="${PEER_OPTS:---reps 10}" CASE_TIMEOUT=60 bash "$bin/run_device.sh" \
+        p3d27:100 p3d7:160 p2d5:2000 unif:1000000:32 "$m/ca-CondMat.mtx.gz" "$m/p2p-Gnutella31.mtx.gz" \
+        "$m/cage11.mtx.gz" "$m/ct2010.mtx.gz" "$m/usroads-48.mtx.gz" "$m/PGPgiantcompo.mtx.gz" \
+        "$m/bcsstk13.mtx.gz" "$m/sinc18.mtx.gz" "$m/rajat01.mtx.gz" | tee "$out/peers.log"
       ;;
     methods)
       # Every algorithm as its own row next to the peers (PERF_ARGS may narrow it, e.g. --case NAME --repeat 3).

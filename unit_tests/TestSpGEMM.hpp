@@ -116,38 +116,82 @@ TEST(TEST_CATEGORY, row_bins_group_rows_and_find_each_bins_most_work) {
   using Exec = TEST_EXECSPACE;
   using View = Kokkos::View<std::int64_t*, Exec::memory_space>;
   Exec exec;
-  // More rows than one binning team's block; one row of far more work than its bin's others.
-  const std::int64_t rows = 5000;
-  View sizes("sizes", rows), work("work", rows);
-  auto hs = Kokkos::create_mirror_view(sizes);
-  auto hw = Kokkos::create_mirror_view(work);
-  std::vector<std::int64_t> count(KokkosSpGEMM::Impl::num_row_bins, 0), most(KokkosSpGEMM::Impl::num_row_bins, 0);
-  for (std::int64_t i = 0; i < rows; ++i) {
-    hs(i) = (i * 37) % 300;
-    hw(i) = hs(i) * (i % 7 + 1) + (i == 4321 ? 100000 : 0);
-    const int b = KokkosSpGEMM::Impl::row_bin_of(hs(i));
-    ++count[b];
-    most[b] = std::max(most[b], hw(i));
-  }
-  Kokkos::deep_copy(sizes, hs);
-  Kokkos::deep_copy(work, hw);
-  KokkosSpGEMM::Impl::Workspace<Exec> workspace(exec, 1 << 16);
-  const auto bins = KokkosSpGEMM::Impl::bin_rows(exec, workspace, static_cast<int>(rows), RowValue<View>{sizes},
-                                                 RowValue<View>{work});
-  const auto without = KokkosSpGEMM::Impl::bin_rows(exec, workspace, static_cast<int>(rows), RowValue<View>{sizes});
-  EXPECT_TRUE(without.most_work.empty());
-  auto perm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bins.perm);
-  std::vector<int> seen(rows, 0);
-  for (int b = 0; b < KokkosSpGEMM::Impl::num_row_bins; ++b) {
-    EXPECT_EQ(bins.count(b), count[b]) << "bin " << b;
-    EXPECT_EQ(without.count(b), count[b]) << "bin " << b;
-    EXPECT_EQ(bins.most(b), most[b]) << "bin " << b;
-    for (std::int64_t q = bins.offsets[b]; q < bins.offsets[b + 1]; ++q) {
-      ASSERT_EQ(KokkosSpGEMM::Impl::row_bin_of(hs(perm(q))), b);
-      ++seen[perm(q)];
+  // More rows than one binning team's block; one row of far more work than its bin's others. Sizes change every
+  // row, or in runs of 13 rows (a thread counts a run at once) that cross the threads' slices.
+  for (const std::int64_t run : {1, 13}) {
+    const std::int64_t rows = 5000;
+    View sizes("sizes", rows), work("work", rows);
+    auto hs = Kokkos::create_mirror_view(sizes);
+    auto hw = Kokkos::create_mirror_view(work);
+    std::vector<std::int64_t> count(KokkosSpGEMM::Impl::num_row_bins, 0), most(KokkosSpGEMM::Impl::num_row_bins, 0);
+    for (std::int64_t i = 0; i < rows; ++i) {
+      hs(i) = (i / run * 37) % 300;
+      hw(i) = hs(i) * (i % 7 + 1) + (i == 4321 ? 100000 : 0);
+      const int b = KokkosSpGEMM::Impl::row_bin_of(hs(i));
+      ++count[b];
+      most[b] = std::max(most[b], hw(i));
     }
+    Kokkos::deep_copy(sizes, hs);
+    Kokkos::deep_copy(work, hw);
+    KokkosSpGEMM::Impl::Workspace<Exec> workspace(exec, 1 << 16);
+    const auto bins = KokkosSpGEMM::Impl::bin_rows(exec, workspace, static_cast<int>(rows), RowValue<View>{sizes},
+                                                   RowValue<View>{work});
+    const auto without = KokkosSpGEMM::Impl::bin_rows(exec, workspace, static_cast<int>(rows), RowValue<View>{sizes});
+    EXPECT_TRUE(without.most_work.empty());
+    auto perm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bins.perm);
+    std::vector<int> seen(rows, 0);
+    for (int b = 0; b < KokkosSpGEMM::Impl::num_row_bins; ++b) {
+      EXPECT_EQ(bins.count(b), count[b]) << "bin " << b;
+      EXPECT_EQ(without.count(b), count[b]) << "bin " << b;
+      EXPECT_EQ(bins.most(b), most[b]) << "bin " << b;
+      for (std::int64_t q = bins.offsets[b]; q < bins.offsets[b + 1]; ++q) {
+        ASSERT_EQ(KokkosSpGEMM::Impl::row_bin_of(hs(perm(q))), b);
+        ++seen[perm(q)];
+      }
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), rows);  // every row once
   }
-  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), rows);  // every row once
+}
+
+/// Products of each row of A*B (the row bounds the phases bin by) against a host count, on rows a thread's lanes
+/// sum and rows past their steps that the whole team sums: short rows with long ones among them and empty rows,
+/// over more rows than a GPU's threads hold a warp each (the lanes then follow the mean row) and over few rows.
+TEST(TEST_CATEGORY, row_bounds_count_every_rows_products) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  for (const int rows : {40000, 300}) {
+    std::vector<std::vector<std::pair<int, double>>> a_rows(rows), b_rows(rows);
+    std::uint64_t x = 7;
+    const auto next = [&x]() {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      return static_cast<int>(x >> 33);
+    };
+    for (int i = 0; i < rows; ++i) {
+      const int len = i % 997 == 3 ? 3000 : i % 101 == 5 ? 150 : i % 7 == 0 ? 0 : (rows < 1000 ? 40 : 1 + i % 5);
+      for (int k = 0; k < len; ++k) a_rows[i].push_back({next() % rows, 1.0});
+      const int b_len = i % 11 == 0 ? 0 : 1 + i % 9;
+      for (int k = 0; k < b_len; ++k) b_rows[i].push_back({next() % rows, 1.0});
+    }
+    const auto ha = csr_from_rows<double>(rows, rows, a_rows);
+    const auto hb = csr_from_rows<double>(rows, rows, b_rows);
+    std::vector<std::int64_t> expected(rows, 0);
+    std::int64_t total = 0, longest = 0;
+    for (int i = 0; i < rows; ++i) {
+      for (const auto& [k, v] : a_rows[i]) expected[i] += static_cast<std::int64_t>(b_rows[k].size());
+      total += expected[i];
+      longest = std::max(longest, expected[i]);
+    }
+    const auto a = KokkosSpGEMM::copy_to(exec, ha);
+    const auto b = KokkosSpGEMM::copy_to(exec, hb);
+    Kokkos::View<std::int64_t*, Exec::memory_space> products("products", rows);
+    const auto totals = KokkosSpGEMM::Impl::compute_row_bounds(exec, a, b, products);
+    EXPECT_EQ(totals.products, total);
+    EXPECT_EQ(totals.max_products, longest);
+    const auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), products);
+    int wrong = 0;
+    for (int i = 0; i < rows; ++i) wrong += hp(i) != expected[i];
+    EXPECT_EQ(wrong, 0) << rows << " rows";
+  }
 }
 
 TEST(TEST_CATEGORY, spgemm_duplicate_heavy) {

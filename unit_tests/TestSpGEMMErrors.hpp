@@ -55,6 +55,13 @@ TEST(TEST_CATEGORY, error_malformed_row_map_and_columns) {
     KokkosSpGEMM::spgemm(exec, dg, broken([](auto& m) { m.entries()(0) = -2; }));  // negative column
   });
   EXPECT_NE(msg.find("column index -2 in row 0"), std::string::npos) << msg;
+  // A times itself (B the same arrays: one pass checks both), with a bad column and with a bad row map.
+  const auto bad_column = broken([](auto& m) { m.entries()(2) = 3; });
+  msg = expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::spgemm(exec, bad_column, bad_column); });
+  EXPECT_NE(msg.find("column index 3 in row 1"), std::string::npos) << msg;
+  const auto bad_rows = broken([](auto& m) { m.row_map()(2) = 5; });
+  msg = expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::spgemm(exec, bad_rows, bad_rows); });
+  EXPECT_NE(msg.find("row map"), std::string::npos) << msg;
 }
 
 // A numeric call that replays C from the position map checks A and B on the device beside the replay (no copy
@@ -286,6 +293,9 @@ TEST(TEST_CATEGORY, error_offset_overflow_names_the_fix) {
   const std::string msg =
       expect_throws<KokkosSpGEMM::IndexOverflow>([&] { KokkosSpGEMM::spgemm_symbolic(exec, handle, a, a, c); });
   EXPECT_NE(msg.find("64-bit"), std::string::npos) << msg;
+  // C is not left with truncated offsets.
+  EXPECT_EQ(c.num_rows(), 0);
+  EXPECT_EQ(c.row_map().extent(0), 0u);
   // The same product with 64-bit offsets for C works.
   const auto c64 = KokkosSpGEMM::spgemm<std::int64_t>(exec, a, a);
   EXPECT_GT(c64.nnz(), 32767u);

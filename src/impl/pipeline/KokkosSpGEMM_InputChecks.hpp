@@ -135,7 +135,8 @@ KOKKOS_INLINE_FUNCTION bool csr_column_ok(const Cols& cols, std::int64_t e, Ordi
 }
 
 /// Every row and entry of A and B, as one flat range: A's rows, A's entries, B's rows, B's entries. ok(i) says
-/// whether item i keeps the rules (csr_offsets_ok, csr_column_ok).
+/// whether item i keeps the rules (csr_offsets_ok, csr_column_ok). Where B is A (the same arrays and shape: A*A),
+/// the range holds A's items only.
 template <class AMatrix, class BMatrix>
 struct OperandItems {
   using Ordinal = typename AMatrix::ordinal_type;
@@ -144,7 +145,7 @@ struct OperandItems {
   typename BMatrix::row_map_type b_rows;
   typename BMatrix::entries_type b_cols;
   Ordinal ra = 0, ca = 0, rb = 0, cb = 0;
-  std::int64_t na = 0, nb = 0, a_end = 0, b_rows_end = 0;
+  std::int64_t na = 0, nb = 0, a_end = 0, b_rows_end = 0, items_end = 0;
 
   OperandItems(const AMatrix& a, const BMatrix& b)
       : a_rows(a.row_map()),
@@ -158,9 +159,21 @@ struct OperandItems {
         na(static_cast<std::int64_t>(a.entries().extent(0))),
         nb(static_cast<std::int64_t>(b.entries().extent(0))),
         a_end(static_cast<std::int64_t>(ra) + na),
-        b_rows_end(a_end + static_cast<std::int64_t>(rb)) {}
+        b_rows_end(a_end + static_cast<std::int64_t>(rb)),
+        items_end(same_arrays(a, b) ? a_end : b_rows_end + nb) {}
 
-  KOKKOS_INLINE_FUNCTION std::int64_t size() const { return b_rows_end + nb; }
+  template <class X, class Y>
+  static bool same_arrays(const X& x, const Y& y) {
+    if constexpr (std::is_same<X, Y>::value) {
+      return x.num_rows() == y.num_rows() && x.num_cols() == y.num_cols() && x.row_map().data() == y.row_map().data() &&
+             x.row_map().extent(0) == y.row_map().extent(0) && x.entries().data() == y.entries().data() &&
+             x.entries().extent(0) == y.entries().extent(0);
+    } else {
+      return false;
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION std::int64_t size() const { return items_end; }
 
   KOKKOS_INLINE_FUNCTION bool ok(const std::int64_t i) const {
     if (i < ra) return csr_offsets_ok(a_rows, static_cast<std::size_t>(na), static_cast<Ordinal>(i), ra);

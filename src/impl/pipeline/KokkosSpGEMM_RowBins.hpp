@@ -77,6 +77,17 @@ RowBins<Ordinal, MemorySpace> all_rows_in_one_bin(std::int64_t rows, int b) {
 /// once per bin, which keeps atomic contention on the ~60 counters low on GPUs.
 constexpr int rows_per_binning_team = 2048;
 
+/// Rows [lo, hi) of thread t of a team binning the block [begin, end): each thread a contiguous slice, so that a run
+/// of rows in one bin (stencils, banded matrices: most rows) costs one scratch atomic, not one a row on a counter
+/// that every thread of the team hits.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void binning_slice(const Member& team, int t, std::int64_t& lo, std::int64_t& hi) {
+  const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
+  const std::int64_t per = (rows_per_binning_team + team.team_size() - 1) / team.team_size();
+  lo = begin + t * per;
+  hi = lo + per < begin + rows_per_binning_team ? lo + per : begin + rows_per_binning_team;
+}
+
 /// Counts, in local (scratch), the rows of this team's block per bin, and with a work measure (Work::enabled) each
 /// bin's most work in most (scratch) and the block's work in most(num_row_bins); ends with a barrier.
 template <class Member, class Counts, class UpperBound, class Work = NoRowWork>
@@ -88,19 +99,36 @@ KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& loc
     if (Work::enabled) most(b) = 0;
   });
   team.team_barrier();
-  const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
-  const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
   std::int64_t block_work = 0;
   Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(team, begin, end),
-      [&](std::int64_t i, std::int64_t& sum) {
-        const int b = row_bin_of(ub(i));
-        Kokkos::atomic_add(&local(b), std::int64_t(1));
-        if (Work::enabled) {
-          const std::int64_t w = work(i);
-          Kokkos::atomic_fetch_max(&most(b), w);
-          sum += w;
+      Kokkos::TeamThreadRange(team, team.team_size()),
+      [&](int t, std::int64_t& sum) {
+        std::int64_t lo = 0, hi = 0;
+        binning_slice(team, t, lo, hi);
+        if (hi > num_rows) hi = num_rows;
+        int run_bin = -1;
+        std::int64_t run_rows = 0, run_most = 0;
+        const auto flush = [&]() {
+          if (run_rows == 0) return;
+          Kokkos::atomic_add(&local(run_bin), run_rows);
+          if (Work::enabled) Kokkos::atomic_fetch_max(&most(run_bin), run_most);
+        };
+        for (std::int64_t i = lo; i < hi; ++i) {
+          const int b = row_bin_of(ub(i));
+          if (b != run_bin) {
+            flush();
+            run_bin = b;
+            run_rows = 0;
+            run_most = 0;
+          }
+          ++run_rows;
+          if (Work::enabled) {
+            const std::int64_t w = work(i);
+            if (w > run_most) run_most = w;
+            sum += w;
+          }
         }
+        flush();
       },
       block_work);
   if (Work::enabled) Kokkos::single(Kokkos::PerTeam(team), [&]() { most(num_row_bins) = block_work; });
@@ -180,17 +208,33 @@ struct BinScatter {
     ScratchCounts local(team.team_scratch(0), num_row_bins);
     ScratchCounts base(team.team_scratch(0), num_row_bins);
     team_histogram(team, local, num_rows, ub);
-    const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
-    const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
-    // Claim one contiguous range per bin for this team, then hand out slots inside it.
+    // Claim one contiguous range per bin for this team, then hand out slots inside it: a run of rows of one bin
+    // takes its slots at once and keeps its order.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
       base(b) = local(b) ? starts.first[b] + Kokkos::atomic_fetch_add(&cursor(b), local(b)) : 0;
       local(b) = 0;
     });
     team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](std::int64_t i) {
-      const int b = row_bin_of(ub(i));
-      perm(base(b) + Kokkos::atomic_fetch_add(&local(b), std::int64_t(1))) = static_cast<Ordinal>(i);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](int t) {
+      std::int64_t lo = 0, hi = 0;
+      binning_slice(team, t, lo, hi);
+      if (hi > num_rows) hi = num_rows;
+      std::int64_t run_start = lo;
+      int run_bin = -1;
+      const auto place = [&](std::int64_t run_end) {
+        if (run_end == run_start) return;
+        const std::int64_t slot = base(run_bin) + Kokkos::atomic_fetch_add(&local(run_bin), run_end - run_start);
+        for (std::int64_t r = run_start; r < run_end; ++r) perm(slot + (r - run_start)) = static_cast<Ordinal>(r);
+      };
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const int b = row_bin_of(ub(i));
+        if (b != run_bin) {
+          place(i);
+          run_start = i;
+          run_bin = b;
+        }
+      }
+      place(hi > lo ? hi : lo);
     });
   }
 };

@@ -16,47 +16,74 @@ struct RowBoundsTotals {
   std::int64_t max_products = 0;  ///< longest row of C before merging duplicates
 };
 
+/// A row of A that would take its lanes more steps than this is summed by its whole team at the end of its block
+/// (RowBounds): a lane walks a row's entries one dependent gather after another.
+constexpr std::int64_t row_bounds_lane_steps = 64;
+
 /// Fills products(i) = sum over a_ik of nnz(B(k,:)) and, with `totals`, returns their sum and maximum (a reduction
-/// the host waits for; the binning's count pass gives them with its counts otherwise: RowBins). On GPUs a row's entries
-/// are split over vector lanes, as many as the mean row of A (a power of two up to a warp), or a warp's where the rows
-/// do not fill the device anyway: one thread walking a long row of A is the phase's tail, while a warp on a short row
-/// leaves most of its lanes idle.
+/// the host waits for; the binning's count pass gives them with its counts otherwise: RowBins). On GPUs a row's
+/// entries are split over vector lanes, one for every 8 entries of the mean row of A (a power of two up to a warp):
+/// a lane reduction costs more than a short row's loop, and lanes pay only where rows are long enough to spread
+/// their gathers (docs/performance.md, v27); a warp's where the rows do not fill the device anyway. A row longer
+/// than row_bounds_lane_steps a lane is left to the end of its team's block, where all the team's threads sum it:
+/// a power-law row walked by a few lanes would be the pass's tail.
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
 RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
                                    const ProductsView& products, bool totals = true) {
   using Ordinal = typename AMatrix::ordinal_type;
   using Policy = Impl::Teams<ExecSpace>;
   using Member = typename Policy::member_type;
+  using ScratchRows = Kokkos::View<Ordinal*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using ScratchCount = Kokkos::View<int*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const auto a_rows = a.row_map();
   const auto a_cols = a.entries();
   const auto b_rows = b.row_map();
   const std::int64_t rows = a.num_rows();
   using Traits = BackendTraits<ExecSpace>;
   const std::int64_t mean_a = rows > 0 ? (static_cast<std::int64_t>(a_cols.extent(0)) + rows - 1) / rows : 1;
+  // The largest power of two at most mean_a / 8 (at least 1), within a warp.
+  const std::uint64_t wanted = static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_a / 8));
   const bool fills = rows * Traits::max_vector_length > static_cast<std::int64_t>(exec.concurrency());
   const int lanes =
-      fills ? static_cast<int>(min_of<std::uint64_t>(
-                  Traits::max_vector_length, bit_ceil_u64(static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_a)))))
+      fills ? static_cast<int>(min_of<std::uint64_t>(Traits::max_vector_length, bit_ceil_u64(wanted + 1) / 2))
             : Traits::max_vector_length;
+  const std::int64_t lane_entries = row_bounds_lane_steps * lanes;
   const int rows_per_team = Traits::is_gpu ? 256 / lanes : 64;
   const int league = static_cast<int>((rows + rows_per_team - 1) / rows_per_team);
   if (rows > 0) {
+    const std::size_t scratch = ScratchRows::shmem_size(rows_per_team) + ScratchCount::shmem_size(1);
     Kokkos::parallel_for(
-        "KokkosSpGEMM::RowBounds::products", Policy(exec, league, Traits::is_gpu ? rows_per_team : 1, lanes),
+        "KokkosSpGEMM::RowBounds::products",
+        Policy(exec, league, Traits::is_gpu ? rows_per_team : 1, lanes).set_scratch_size(0, Kokkos::PerTeam(scratch)),
         KOKKOS_LAMBDA(const Member& team) {
+          const ScratchRows long_rows(team.team_scratch(0), rows_per_team);
+          const ScratchCount count(team.team_scratch(0), 1);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { count(0) = 0; });
+          team.team_barrier();
           const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
           const std::int64_t last = first + rows_per_team < rows ? first + rows_per_team : rows;
+          const auto b_row_length = [&](const auto e, std::int64_t& sum) {
+            const Ordinal k = a_cols(e);
+            sum += static_cast<std::int64_t>(b_rows(k + 1) - b_rows(k));
+          };
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, last), [&](const std::int64_t i) {
+            const auto begin = a_rows(i), end = a_rows(i + 1);
+            if (static_cast<std::int64_t>(end - begin) > lane_entries) {
+              Kokkos::single(Kokkos::PerThread(team),
+                             [&]() { long_rows(Kokkos::atomic_fetch_add(&count(0), 1)) = static_cast<Ordinal>(i); });
+              return;
+            }
             std::int64_t p = 0;
-            Kokkos::parallel_reduce(
-                Kokkos::ThreadVectorRange(team, a_rows(i), a_rows(i + 1)),
-                [&](const auto e, std::int64_t& sum) {
-                  const Ordinal k = a_cols(e);
-                  sum += static_cast<std::int64_t>(b_rows(k + 1) - b_rows(k));
-                },
-                p);
+            Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, begin, end), b_row_length, p);
             Kokkos::single(Kokkos::PerThread(team), [&]() { products(i) = p; });
           });
+          team.team_barrier();
+          for (int r = 0; r < count(0); ++r) {
+            const Ordinal i = long_rows(r);
+            std::int64_t p = 0;
+            Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, a_rows(i), a_rows(i + 1)), b_row_length, p);
+            Kokkos::single(Kokkos::PerTeam(team), [&]() { products(i) = p; });
+          }
         });
   }
   RowBoundsTotals t;

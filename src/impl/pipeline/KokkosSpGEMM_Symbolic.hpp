@@ -218,22 +218,23 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     v.bc_masks = decltype(v.bc_masks)();
   }
 
+  // C's row map and nnz(C) in one scan (its total). Offsets past the offset type are written truncated; the phase
+  // then empties C and throws, so that C is never handed on with them.
   std::int64_t nnz = 0;
   const auto sizes = v.row_sizes;
-  Kokkos::parallel_reduce(
-      "KokkosSpGEMM::Symbolic::nnz", Impl::Range<ExecSpace>(exec, 0, rows),
-      KOKKOS_LAMBDA(const Ordinal i, std::int64_t& sum) { sum += sizes(i); }, nnz);
-  KOKKOSSPGEMM_REQUIRE(
-      static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max()), IndexOverflow,
-      "spgemm_symbolic",
-      "nnz(C) = " << nnz << " does not fit C's " << sizeof(Offset) * 8
-                  << "-bit offset type; use a 64-bit Offset for C");
   Kokkos::parallel_scan(
       "KokkosSpGEMM::Symbolic::row_map", Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const Ordinal i, std::int64_t& partial, const bool final) {
         partial += sizes(i);
         if (final) row_map(i + 1) = static_cast<Offset>(partial);
-      });
+      },
+      nnz);
+  if (static_cast<std::uint64_t>(nnz) > static_cast<std::uint64_t>(std::numeric_limits<Offset>::max())) c = CMatrix();
+  KOKKOSSPGEMM_REQUIRE(
+      static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max()), IndexOverflow,
+      "spgemm_symbolic",
+      "nnz(C) = " << nnz << " does not fit C's " << sizeof(Offset) * 8
+                  << "-bit offset type; use a 64-bit Offset for C");
 
   // Rows of the hash/dense family are binned again by exact size; sorted-row kernels keep the product bins.
   st.product_configs.clear();
