@@ -77,15 +77,17 @@ RowBins<Ordinal, MemorySpace> all_rows_in_one_bin(std::int64_t rows, int b) {
 /// once per bin, which keeps atomic contention on the ~60 counters low on GPUs.
 constexpr int rows_per_binning_team = 2048;
 
-/// Rows [lo, hi) of thread t of a team binning the block [begin, end): each thread a contiguous slice, so that a run
-/// of rows in one bin (stencils, banded matrices: most rows) costs one scratch atomic, not one a row on a counter
-/// that every thread of the team hits.
+/// Rows [lo, hi) of thread t of a team binning its block of the num_rows rows (hi >= lo): each thread a contiguous
+/// slice, so that a run of rows in one bin (stencils, banded matrices: most rows) costs one scratch atomic, not one a
+/// row on a counter that every thread of the team hits.
 template <class Member>
-KOKKOS_INLINE_FUNCTION void binning_slice(const Member& team, int t, std::int64_t& lo, std::int64_t& hi) {
+KOKKOS_INLINE_FUNCTION void binning_slice(const Member& team, int t, std::int64_t num_rows, std::int64_t& lo,
+                                          std::int64_t& hi) {
   const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
   const std::int64_t per = (rows_per_binning_team + team.team_size() - 1) / team.team_size();
-  lo = begin + t * per;
-  hi = lo + per < begin + rows_per_binning_team ? lo + per : begin + rows_per_binning_team;
+  const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
+  lo = min_of<std::int64_t>(begin + t * per, end);
+  hi = min_of<std::int64_t>(lo + per, end);
 }
 
 /// Counts, in local (scratch), the rows of this team's block per bin, and with a work measure (Work::enabled) each
@@ -104,8 +106,7 @@ KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& loc
       Kokkos::TeamThreadRange(team, team.team_size()),
       [&](int t, std::int64_t& sum) {
         std::int64_t lo = 0, hi = 0;
-        binning_slice(team, t, lo, hi);
-        if (hi > num_rows) hi = num_rows;
+        binning_slice(team, t, num_rows, lo, hi);
         int run_bin = -1;
         std::int64_t run_rows = 0, run_most = 0;
         const auto flush = [&]() {
@@ -217,8 +218,7 @@ struct BinScatter {
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](int t) {
       std::int64_t lo = 0, hi = 0;
-      binning_slice(team, t, lo, hi);
-      if (hi > num_rows) hi = num_rows;
+      binning_slice(team, t, num_rows, lo, hi);
       std::int64_t run_start = lo;
       int run_bin = -1;
       const auto place = [&](std::int64_t run_end) {
@@ -234,7 +234,7 @@ struct BinScatter {
           run_bin = b;
         }
       }
-      place(hi > lo ? hi : lo);
+      place(hi);
     });
   }
 };

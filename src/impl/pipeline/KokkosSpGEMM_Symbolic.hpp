@@ -229,12 +229,11 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
         if (final) row_map(i + 1) = static_cast<Offset>(partial);
       },
       nnz);
-  if (static_cast<std::uint64_t>(nnz) > static_cast<std::uint64_t>(std::numeric_limits<Offset>::max())) c = CMatrix();
-  KOKKOSSPGEMM_REQUIRE(
-      static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max()), IndexOverflow,
-      "spgemm_symbolic",
-      "nnz(C) = " << nnz << " does not fit C's " << sizeof(Offset) * 8
-                  << "-bit offset type; use a 64-bit Offset for C");
+  const bool fits = static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max());
+  if (!fits) c = CMatrix();
+  KOKKOSSPGEMM_REQUIRE(fits, IndexOverflow, "spgemm_symbolic",
+                       "nnz(C) = " << nnz << " does not fit C's " << sizeof(Offset) * 8
+                                   << "-bit offset type; use a 64-bit Offset for C");
 
   // Rows of the hash/dense family are binned again by exact size; sorted-row kernels keep the product bins.
   st.product_configs.clear();
