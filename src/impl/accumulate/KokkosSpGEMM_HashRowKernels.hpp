@@ -61,32 +61,33 @@ KOKKOS_INLINE_FUNCTION Ordinal rank_in_compact(const Ordinal* keys, Ordinal n4, 
 }
 
 /// Row of C written sorted from a finished table on GPUs (by a thread's lanes or by a whole team): gather puts the
-/// table's keys into compact[0, n), which the kernel filled with empty slots at its start; after a
-/// synchronisation, write puts each key and its value at its rank. n comes from C's row map: keys past it
-/// (operands changed since the symbolic phase) are dropped, never written out of the row.
+/// table's keys into compact[0, n) and their table slots into slots[0, n) (the kernel filled compact with empty
+/// slots at its start); after a synchronisation, write puts each key and its value at its rank. n comes from C's
+/// row map: keys past it (operands changed since the symbolic phase) are dropped, never written out of the row.
 template <class Ordinal>
 struct CompactRow {
   Ordinal* compact;
+  Ordinal* slots;
   std::int64_t n;
 
   template <class Counter>
-  KOKKOS_INLINE_FUNCTION void gather(Ordinal key, Counter* count) const {
+  KOKKOS_INLINE_FUNCTION void gather(Ordinal key, Ordinal slot, Counter* count) const {
     const auto i = Kokkos::atomic_fetch_add(count, Counter(1));
-    if (i < n) compact[i] = key;
+    if (i < n) {
+      compact[i] = key;
+      slots[i] = slot;
+    }
   }
 
-  /// Writes the i-th compact key and its value (found in table within window probes) at its rank in C's row,
-  /// which starts at c_begin; nothing where the table no longer matches C's row map.
-  template <class Views, class Table, class COffset>
-  KOKKOS_INLINE_FUNCTION void write(const Views& v, COffset c_begin, Ordinal i, const Table& table,
-                                    Ordinal window) const {
+  /// Writes the i-th compact key and its value from `values` at its rank in C's row, which starts at c_begin;
+  /// nothing where the table no longer matches C's row map.
+  template <class Views, class Scalar, class COffset>
+  KOKKOS_INLINE_FUNCTION void write(const Views& v, COffset c_begin, Ordinal i, const Scalar* values) const {
     const Ordinal key = compact[i];
     const Ordinal r = rank_in_compact(compact, static_cast<Ordinal>(rank_slots_for(n)), key);
     if (key < 0 || r >= n) return;
-    const Ordinal s = table.find(key, window);
-    if (s < 0) return;
     v.c_cols(c_begin + r) = key;
-    v.c_vals(c_begin + r) = table.values[s];
+    v.c_vals(c_begin + r) = values[slots[i]];
   }
 };
 
@@ -128,6 +129,54 @@ KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Membe
   }
 }
 
+/// Adds the products of A's row `row` into a table that always holds the row: lane `lane` of `lanes` takes every
+/// lanes-th entry of each row of B met. The next entry's row of B is located before this one's products go in, so
+/// that the loads of A's column, B's row offsets (and A's value) overlap the inserts instead of following them.
+/// Returns the columns this lane inserted first (the row's size, summed over the lanes, in the symbolic phase).
+template <bool Numeric, class Views, class Table>
+KOKKOS_INLINE_FUNCTION typename Views::ordinal_type insert_row_strided(const Views& v,
+                                                                       const typename Views::ordinal_type row,
+                                                                       const int lane, const int lanes,
+                                                                       const Table& table,
+                                                                       const typename Views::ordinal_type window) {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  auto e = v.a_rows(row);
+  const auto a_end = v.a_rows(row + 1);
+  Ordinal inserted = 0;
+  if (e == a_end) return inserted;
+  Ordinal k = v.a_cols(e);
+  auto b_begin = v.b_rows(k);
+  auto b_end = v.b_rows(k + 1);
+  Scalar a_val = Scalar();
+  if constexpr (Numeric) a_val = v.a_value(row, e);
+  for (;;) {
+    const auto next = e + 1;
+    decltype(b_begin) next_begin = 0, next_end = 0;
+    Scalar next_val = Scalar();
+    if (next < a_end) {
+      const Ordinal kn = v.a_cols(next);
+      next_begin = v.b_rows(kn);
+      next_end = v.b_rows(kn + 1);
+      if constexpr (Numeric) next_val = v.a_value(row, next);
+    }
+    for (auto jb = b_begin + lane; jb < b_end; jb += lanes) {
+      const Ordinal col = v.b_cols(jb);
+      if constexpr (Numeric) {
+        table.insert_add(col, a_val * v.b_vals(jb), window);
+      } else {
+        inserted += table.insert(col, window) == InsertResult::Inserted;
+      }
+    }
+    if (next == a_end) break;
+    e = next;
+    b_begin = next_begin;
+    b_end = next_end;
+    if constexpr (Numeric) a_val = next_val;
+  }
+  return inserted;
+}
+
 /// Bins of thread rows one launch may hold (GPU bins 2 to 7; their tables differ, their team shape does not).
 constexpr int thread_rows_max_bins = 8;
 
@@ -159,6 +208,7 @@ struct ThreadRowsKernel {
   bool sorted = true;
   int num_bins = 0;
   Bin bins[thread_rows_max_bins];
+  int lanes = 1;  // the launch's vector length
 
   /// Appends a bin of `rows` rows from perm[first] with tables of `entries` slots (thread_rows_launches groups at
   /// most thread_rows_max_bins).
@@ -198,8 +248,9 @@ struct ThreadRowsKernel {
   KOKKOS_INLINE_FUNCTION static std::size_t values_bytes(int rows_per_team, Ordinal entries) {
     return align16(Numeric ? static_cast<std::size_t>(rows_per_team) * entries * sizeof(Scalar) : 0);
   }
+  /// A row's compact keys and their slots.
   KOKKOS_INLINE_FUNCTION static std::size_t compact_bytes(int rows_per_team, Ordinal rank_slots) {
-    return static_cast<std::size_t>(rows_per_team) * rank_slots * sizeof(Ordinal);
+    return static_cast<std::size_t>(rows_per_team) * rank_slots * 2 * sizeof(Ordinal);
   }
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rows_per_team, Ordinal entries, Ordinal rank_slots) {
     return values_bytes(rows_per_team, entries) + compact_bytes(rows_per_team, rank_slots) +
@@ -230,7 +281,8 @@ struct ThreadRowsKernel {
         team.team_shmem().get_shmem_aligned(scratch_bytes(rows_per_team, entries, rank_slots) - 64, 16));
     Scalar* values = reinterpret_cast<Scalar*>(base);
     Ordinal* compact = reinterpret_cast<Ordinal*>(base + values_bytes(rows_per_team, entries));
-    Ordinal* keys = compact + rows_per_team * rank_slots;
+    Ordinal* compact_slots = compact + rows_per_team * rank_slots;
+    Ordinal* keys = compact_slots + rows_per_team * rank_slots;
     Ordinal* counters = keys + slots;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, slots), [&](const int s) {
       keys[s] = Table::empty;
@@ -255,10 +307,17 @@ struct ThreadRowsKernel {
             Kokkos::ThreadVectorRange(team, static_cast<Ordinal>(v.a_rows(row + 1) - a_begin)), [&](const Ordinal k) {
               insert_products_of_entry<Numeric, BRowSplit::Serial>(v, team, row, a_begin + k, table, entries, table);
             });
+      } else if constexpr (Numeric) {
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes),
+                             [&](const int lane) { insert_row_strided<Numeric>(v, row, lane, lanes, table, entries); });
       } else {
-        for (auto e = a_begin; e < v.a_rows(row + 1); ++e) {
-          insert_products_of_entry<Numeric>(v, team, row, e, table, entries, table);
-        }
+        // The symbolic row's size is counted as its columns go in: no pass over the table after.
+        Ordinal count = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, lanes),
+            [&](const int lane, Ordinal& c) { c += insert_row_strided<Numeric>(v, row, lane, lanes, table, entries); },
+            count);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { v.row_sizes(row) = count; });
       }
     });
     team.team_barrier();
@@ -268,6 +327,7 @@ struct ThreadRowsKernel {
       const Ordinal row = perm(first + team_first + t);
       const Ordinal* my_keys = keys + t * entries;
       if constexpr (!Numeric) {
+        if (!bin.lanes_over_a) return;  // counted on insertion
         std::int64_t count = 0;
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(team, entries),
@@ -280,10 +340,10 @@ struct ThreadRowsKernel {
           v.c_vals(c_begin + j) = v.gathered(table, entries, Table(), v.c_cols(c_begin + j));
         });
       } else if (rank_slots > 0) {
-        const CompactRow<Ordinal> out{compact + t * rank_slots,
+        const CompactRow<Ordinal> out{compact + t * rank_slots, compact_slots + t * rank_slots,
                                       static_cast<std::int64_t>(v.c_rows(row + 1) - v.c_rows(row))};
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
-          if (my_keys[s] != Table::empty) out.gather(my_keys[s], &counters[t]);
+          if (my_keys[s] != Table::empty) out.gather(my_keys[s], s, &counters[t]);
         });
       } else {
         const auto c_begin = v.c_rows(row);
@@ -306,11 +366,11 @@ struct ThreadRowsKernel {
         const Ordinal row = perm(first + team_first + t);
         const auto c_begin = v.c_rows(row);
         if (rank_slots > 0) {
-          const CompactRow<Ordinal> out{compact + t * rank_slots,
+          const CompactRow<Ordinal> out{compact + t * rank_slots, compact_slots + t * rank_slots,
                                         static_cast<std::int64_t>(v.c_rows(row + 1) - c_begin)};
-          const Table table{keys + t * entries, values + t * entries, entries - 1};
+          const Scalar* my_values = values + t * entries;
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, out.n),
-                               [&](const Ordinal i) { out.write(v, c_begin, i, table, entries); });
+                               [&](const Ordinal i) { out.write(v, c_begin, i, my_values); });
           return;
         }
         Kokkos::single(Kokkos::PerThread(team), [&]() {
@@ -407,7 +467,7 @@ struct TeamRowKernel {
     return align16(l1_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 2 * sizeof(std::int64_t));
   }
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(Ordinal l1_entries, Ordinal rank_slots = 0) {
-    return table_bytes(l1_entries) + rank_slots * sizeof(Ordinal) + 64;
+    return table_bytes(l1_entries) + 2 * rank_slots * sizeof(Ordinal) + 64;
   }
   KOKKOS_INLINE_FUNCTION static std::size_t chunk_bytes(Ordinal l2_entries) {
     return l2_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 16;
@@ -510,13 +570,13 @@ struct TeamRowKernel {
       const auto c_begin = v.c_rows(row);
       const std::int64_t n = v.c_rows(row + 1) - c_begin;
       if (ranks > 0 && !spill && n <= ranks) {
-        const CompactRow<Ordinal> out{compact, n};
+        const CompactRow<Ordinal> out{compact, compact + ranks, n};
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_slots), [&](const Ordinal s) {
-          if (keys[s] != Table::empty) out.gather(keys[s], &shared[1]);
+          if (keys[s] != Table::empty) out.gather(keys[s], s, &shared[1]);
         });
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n),
-                             [&](const Ordinal i) { out.write(v, c_begin, i, l1, l1_slots); });
+                             [&](const Ordinal i) { out.write(v, c_begin, i, values); });
         return;
       }
       auto extract = [&](const Table& table) {

@@ -191,7 +191,7 @@ inline BinConfig configure_dense_rows(std::int64_t rows, std::int64_t bound, std
 /// entry_bytes: bytes per table slot (column, plus value in the numeric phase); mean_b_met: the mean row of B an
 /// entry of A meets (products over entries of A; 0: not known); most_products: the bin's longest row in products
 /// (0: not known); rank_bytes: bytes per pair of table slots a GPU thread row also holds to write its row sorted
-/// (a column: the compact array of ThreadRowsKernel).
+/// (a column and its table slot: the compact arrays of ThreadRowsKernel).
 template <class ExecSpace>
 BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::size_t entry_bytes,
                         const Settings& options, std::int64_t mean_b_met = 0, std::int64_t most_products = 0,

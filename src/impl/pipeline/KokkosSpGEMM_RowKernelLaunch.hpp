@@ -29,8 +29,9 @@ template <class ExecSpace, class Ordinal, class Scalar, bool Numeric, class Bins
 std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, const Settings& options,
                                       std::int64_t mean_b_met = 0) {
   const std::size_t entry_bytes = sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0);
-  // Sorted numeric thread rows on GPUs also hold a compact array of half their table (ThreadRowsKernel).
-  const std::size_t rank_bytes = Numeric && options.sorted ? sizeof(Ordinal) : 0;
+  // Sorted numeric thread rows on GPUs also hold a compact array of half their table, a column and its table slot
+  // an entry (ThreadRowsKernel).
+  const std::size_t rank_bytes = Numeric && options.sorted ? 2 * sizeof(Ordinal) : 0;
   std::vector<BinConfig> configs;
   for (int b = 0; b < num_row_bins; ++b) {
     if (bins.count(b) > 0) {
@@ -325,6 +326,7 @@ class RowKernelLauncher {
       Kernel k{v, bins.perm};
       k.sorted = options.sorted;
       k.rows_per_team = rows_per_team;
+      k.lanes = lanes;
       for (std::size_t j = i; j <= last; ++j) {
         const std::int64_t entries = configs[j].kernel == RowKernel::Single ? 2 : configs[j].l1_entries;
         k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(entries),
