@@ -15,16 +15,12 @@ flags="-O1 -g1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DKokkosSpGEMM_ENABLE_PERF_TESTS=OFF "$@" >/dev/null
-# Only what the host labels run: the Downstream consumers would be built without the sanitizer runtime.
-cmake --build "$build" -j "$jobs" --target KokkosSpGEMM_UnitTest_Host KokkosSpGEMM_UnitTest_SERIAL \
-  KokkosSpGEMM_FuzzRegression kokkosspgemm_tool
-# The Tpetra adapter's MPI tests and tool, where the configure found Tpetra.
+# Only what the host labels run (the Downstream consumers would be built without the sanitizer runtime), and where
+# the configure found Tpetra the MPI tests and tool: one target, so that make builds its parts side by side.
+cmake --build "$build" -j "$jobs" --target KokkosSpGEMM_HostTestPrograms
 mpi=0
 targets="$(cmake --build "$build" --target help)"  # not piped into grep -q: pipefail would see cmake's SIGPIPE
-if grep -q KokkosSpGEMM_UnitTest_MPI <<<"$targets"; then
-  mpi=1
-  cmake --build "$build" -j "$jobs" --target KokkosSpGEMM_UnitTest_MPI kokkosspgemm_mpi_tool
-fi
+grep -q KokkosSpGEMM_UnitTest_MPI <<<"$targets" && mpi=1
 built=$(date +%s)
 
 # allocator_may_return_null: tests ask for terabytes on purpose to check that a failed allocation becomes
