@@ -211,45 +211,51 @@ TEST(Distributed, galerkin_pt_a_p_and_r_a_p_with_reuse) {
   // Against the host reference R*(A*P): Tpetra 13.2's TripleMatrixMultiply::MultiplyRAP crashes inside its serial
   // kernel on these operands at 2 ranks and more (it matches ours at 1 rank, checked by hand).
   const Host a = KokkosSpGEMM::poisson_3d_7pt<double>(8);
-  const Host p = KokkosSpGEMM::aggregation_prolongator<double>(8, 2, true);
-  const Host r = host_transpose(p);
   auto rap = [](const Host& rr, const Host& aa, const Host& pp) {
     return KokkosSpGEMM::reference_spgemm(rr, KokkosSpGEMM::reference_spgemm(aa, pp));
   };
-  for (const RowLayout layout : {RowLayout::Contiguous, RowLayout::Cyclic}) {
-    SCOPED_TRACE(static_cast<int>(layout));
-    const auto da = spread(a, layout);
-    const auto dp = spread(p, layout);
-    // R = P^T, never formed by the caller.
-    D::GalerkinHandle<double, LO, GO, Matrix::node_type> pt;
-    Teuchos::RCP<Matrix> ac;
-    D::galerkin_symbolic(pt, *da, *dp, ac);
-    EXPECT_TRUE(pt.transposed_product());  // P and A*P share their row map: no P^T across ranks
-    EXPECT_EQ(sum_over_ranks(mismatches(*ac, rap(r, a, p))), 0);
-    const Host a2 = revalued(a, 1.0), p2 = revalued(p, 0.25);
-    const auto da2 = spread(a2, layout);
-    const auto dp2 = spread(p2, layout);
-    D::galerkin_numeric(pt, *da2, *dp2, *ac);
-    EXPECT_EQ(sum_over_ranks(mismatches(*ac, rap(host_transpose(p2), a2, p2))), 0);
+  for (const bool smoothed : {false, true}) {
+    const Host p = KokkosSpGEMM::aggregation_prolongator<double>(8, 2, smoothed);
+    const Host r = host_transpose(p);
+    for (const RowLayout layout : {RowLayout::Contiguous, RowLayout::Cyclic}) {
+      SCOPED_TRACE(std::string(smoothed ? "smoothed" : "tentative") + " P, layout " +
+                   std::to_string(static_cast<int>(layout)));
+      const auto da = spread(a, layout);
+      const auto dp = spread(p, layout);
+      // R = P^T, never formed by the caller.
+      D::GalerkinHandle<double, LO, GO, Matrix::node_type> pt;
+      Teuchos::RCP<Matrix> ac;
+      D::galerkin_symbolic(pt, *da, *dp, ac);
+      EXPECT_TRUE(pt.transposed_product());  // P and A*P share their row map: no P^T across ranks
+      // On host spaces, for a tentative P (one entry a row), without A*P formed either.
+      EXPECT_EQ(pt.fused(), !smoothed && !KokkosSpGEMM::BackendTraits<Matrix::node_type::execution_space>::is_gpu);
+      EXPECT_EQ(pt.ap_matrix().is_null(), pt.fused());
+      EXPECT_EQ(sum_over_ranks(mismatches(*ac, rap(r, a, p))), 0);
+      const Host a2 = revalued(a, 1.0), p2 = revalued(p, 0.25);
+      const auto da2 = spread(a2, layout);
+      const auto dp2 = spread(p2, layout);
+      D::galerkin_numeric(pt, *da2, *dp2, *ac);
+      EXPECT_EQ(sum_over_ranks(mismatches(*ac, rap(host_transpose(p2), a2, p2))), 0);
 
-    // An explicit R, laid out by contiguous rows whatever A's layout (its domain map is A's range map).
-    const auto dr = spread(r, RowLayout::Contiguous, dp->getDomainMap(), da->getRangeMap());
-    D::GalerkinHandle<double, LO, GO, Matrix::node_type> explicit_r;
-    Teuchos::RCP<Matrix> ac2;
-    D::galerkin_symbolic(explicit_r, *dr, *da, *dp, ac2);
-    EXPECT_EQ(sum_over_ranks(mismatches(*ac2, rap(r, a, p))), 0);
-    D::galerkin_numeric(explicit_r, *dr, *da2, *dp, *ac2);
-    EXPECT_EQ(sum_over_ranks(mismatches(*ac2, rap(r, a2, p))), 0);
+      // An explicit R, laid out by contiguous rows whatever A's layout (its domain map is A's range map).
+      const auto dr = spread(r, RowLayout::Contiguous, dp->getDomainMap(), da->getRangeMap());
+      D::GalerkinHandle<double, LO, GO, Matrix::node_type> explicit_r;
+      Teuchos::RCP<Matrix> ac2;
+      D::galerkin_symbolic(explicit_r, *dr, *da, *dp, ac2);
+      EXPECT_EQ(sum_over_ranks(mismatches(*ac2, rap(r, a, p))), 0);
+      D::galerkin_numeric(explicit_r, *dr, *da2, *dp, *ac2);
+      EXPECT_EQ(sum_over_ranks(mismatches(*ac2, rap(r, a2, p))), 0);
 
-    // P laid out unlike A (its rows random, A's range map as P's): P^T is formed by Tpetra's transposer.
-    const auto dp_random = spread(p, RowLayout::Random, da->getDomainMap());
-    D::GalerkinHandle<double, LO, GO, Matrix::node_type> other;
-    Teuchos::RCP<Matrix> ac3;
-    D::galerkin_symbolic(other, *da, *dp_random, ac3);
-    EXPECT_EQ(other.transposed_product(), comm()->getSize() == 1);
-    EXPECT_EQ(sum_over_ranks(mismatches(*ac3, rap(r, a, p))), 0);
-    D::galerkin_numeric(other, *da2, *spread(p2, RowLayout::Random, da->getDomainMap()), *ac3);
-    EXPECT_EQ(sum_over_ranks(mismatches(*ac3, rap(host_transpose(p2), a2, p2))), 0);
+      // P laid out unlike A (its rows random, A's range map as P's): P^T is formed by Tpetra's transposer.
+      const auto dp_random = spread(p, RowLayout::Random, da->getDomainMap());
+      D::GalerkinHandle<double, LO, GO, Matrix::node_type> other;
+      Teuchos::RCP<Matrix> ac3;
+      D::galerkin_symbolic(other, *da, *dp_random, ac3);
+      EXPECT_EQ(other.transposed_product(), comm()->getSize() == 1);
+      EXPECT_EQ(sum_over_ranks(mismatches(*ac3, rap(r, a, p))), 0);
+      D::galerkin_numeric(other, *da2, *spread(p2, RowLayout::Random, da->getDomainMap()), *ac3);
+      EXPECT_EQ(sum_over_ranks(mismatches(*ac3, rap(host_transpose(p2), a2, p2))), 0);
+    }
   }
 }
 
@@ -341,6 +347,20 @@ TEST(Distributed, structure_change_on_one_rank_throws_handle_mismatch_on_every_r
   EXPECT_EQ(ranks_that_threw<KokkosSpGEMM::HandleMismatch>([&] { D::multiply_numeric(handle, *da, *da, *other); },
                                                            "not the matrix"),
             comm()->getSize());
+
+  // A Galerkin product P^T*A*P (on host spaces one pass without A*P formed): A grown on one rank.
+  const Host p = KokkosSpGEMM::aggregation_prolongator<double>(6, 2, false);
+  const auto dp = spread(p, RowLayout::Contiguous);
+  D::GalerkinHandle<double, LO, GO, Matrix::node_type> galerkin;
+  Teuchos::RCP<Matrix> ac;
+  D::galerkin_symbolic(galerkin, *da, *dp, ac);
+  EXPECT_EQ(
+      ranks_that_threw<KokkosSpGEMM::HandleMismatch>([&] { D::galerkin_numeric(galerkin, *dg, *dp, *ac); }, "changed"),
+      comm()->getSize());
+  D::galerkin_numeric(galerkin, *da, *dp, *ac);
+  auto theirs = Teuchos::rcp(new Matrix(dp->getDomainMap(), 0));
+  Tpetra::TripleMatrixMultiply::MultiplyRAP(*dp, true, *da, false, *dp, false, *theirs);
+  EXPECT_EQ(sum_over_ranks(mismatches(*ac, *theirs)), 0);
 }
 
 int main(int argc, char** argv) {

@@ -1,6 +1,7 @@
 // Galerkin triple products R*A*P: both orders and the automatic choice, R given or P^T kept in the handle, reuse
 // with new values, and the errors.
 #include <SpGEMMTestHelpers.hpp>
+#include <impl/accumulate/KokkosSpGEMM_TripleRowKernel.hpp>
 
 namespace KokkosSpGEMMTest {
 
@@ -73,6 +74,47 @@ TEST(TEST_CATEGORY, galerkin_every_order_matches_reference_and_reuses) {
       expect_galerkin_matches(ac, h, r2, a2, p2, what + ", new values");
     }
     ++index;
+  }
+}
+
+// The one-pass triple product of host spaces (the Tpetra adapter's P^T*A*P): structure, sorted rows and values
+// against R*(A*P), new values in place, and a changed structure of A reported instead of wrong values.
+TEST(TEST_CATEGORY, galerkin_triple_rows_kernel_matches_reference) {
+  using Exec = TEST_EXECSPACE;
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) GTEST_SKIP() << "a host kernel (a dense accumulator per thread)";
+  using M = KokkosSpGEMM::CsrMatrix<double, int, std::size_t, Exec::memory_space>;
+  Exec exec;
+  constexpr double intermediate_rounding = 64;
+  int index = 0;
+  for (const auto& [r, a, p] : galerkin_cases()) {
+    const std::string what = "case " + std::to_string(index++);
+    const auto dr = KokkosSpGEMM::copy_to(exec, r);
+    const auto dp = KokkosSpGEMM::copy_to(exec, p);
+    M ac;
+    KokkosSpGEMM::Impl::triple_rows_product(exec, dr, KokkosSpGEMM::copy_to(exec, a), dp, ac);
+    auto cmp =
+        KokkosSpGEMM::compare_to_reference(ac, r, KokkosSpGEMM::reference_spgemm(a, p), true, intermediate_rounding);
+    EXPECT_TRUE(cmp.ok) << what << ": " << cmp.message;
+    const auto a2 = with_new_values(a, -2.0, 0.5);
+    EXPECT_TRUE(KokkosSpGEMM::Impl::triple_rows_refresh(exec, dr, KokkosSpGEMM::copy_to(exec, a2), dp, ac)) << what;
+    cmp = KokkosSpGEMM::compare_to_reference(ac, r, KokkosSpGEMM::reference_spgemm(a2, p), true, intermediate_rounding);
+    EXPECT_TRUE(cmp.ok) << what << ", new values: " << cmp.message;
+    // A's entries moved to other columns (same sizes): some column of Ac is no longer reached, or one is new.
+    if (a.nnz() > 0 && ac.nnz() > 0) {
+      auto moved = KokkosSpGEMM::copy_to(Kokkos::DefaultHostExecutionSpace(), a2);
+      bool changed = false;
+      for (std::size_t e = 0; e < moved.nnz() && e < 20 && !changed; ++e) {
+        const int column = moved.entries()(e);
+        moved.entries()(e) = (column + moved.num_cols() / 2) % moved.num_cols();
+        changed = KokkosSpGEMM::reference_spgemm(r, KokkosSpGEMM::reference_spgemm(moved, p)).nnz() != ac.nnz();
+        if (!changed) moved.entries()(e) = column;
+      }
+      EXPECT_TRUE(changed || index > 2) << what << ": no move of an entry of A changed Ac's structure";
+      if (changed) {
+        EXPECT_FALSE(KokkosSpGEMM::Impl::triple_rows_refresh(exec, dr, KokkosSpGEMM::copy_to(exec, moved), dp, ac))
+            << what << ": a changed structure of A";
+      }
+    }
   }
 }
 

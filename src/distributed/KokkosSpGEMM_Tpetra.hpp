@@ -99,10 +99,23 @@ class DistributedHandle {
 
 namespace Impl {
 
+/// A distributed product's operands as the local kernel takes them, with op(A) and op(B) kept alive (a transposed
+/// operand is a matrix of its own, and the local views are its arrays).
+template <class H>
+struct LocalOperands {
+  Teuchos::RCP<const typename H::matrix_type> a, b;
+  std::vector<typename H::matrix_type::global_ordinal_type> union_gids;  // U's columns (symbolic phases only)
+  Teuchos::RCP<const typename H::map_type> union_map;
+  typename H::local_matrix_type a_local;  // A's local rows, columns relabelled to rows of b_local
+  typename H::local_matrix_type b_local;  // B's local rows then the received ones, columns in U
+};
+
 struct ProductAccess {
+  /// Collective. Steps 1-3 of a symbolic phase: the import of B's remote rows, the union column space and the local
+  /// operands (A's columns relabelled to rows of the local B), without the product.
   template <class H>
-  static void symbolic(H& h, const typename H::matrix_type& a_in, bool trans_a, const typename H::matrix_type& b_in,
-                       bool trans_b, Teuchos::RCP<typename H::matrix_type>& c_out) {
+  static LocalOperands<H> operands(H& h, const typename H::matrix_type& a_in, bool trans_a,
+                                   const typename H::matrix_type& b_in, bool trans_b) {
     using matrix_type = typename H::matrix_type;
     using map_type = typename H::map_type;
     using LO = typename matrix_type::local_ordinal_type;
@@ -112,20 +125,22 @@ struct ProductAccess {
     using local_matrix_type = typename H::local_matrix_type;
     using KokkosSpGEMM::Impl::tpetra_local_num_elements;
     const char* function = "Distributed::multiply_symbolic";
-    const auto start = std::chrono::steady_clock::now();
     h.reset();
+    LocalOperands<H> ops;
     const auto comm = a_in.getComm();
     run_and_agree(*comm, [&] {
       KOKKOSSPGEMM_REQUIRE(a_in.isFillComplete() && b_in.isFillComplete(), InvalidInput, function,
                            "A and B must be fill-complete");
     });
     const auto t_transpose = std::chrono::steady_clock::now();
-    const Teuchos::RCP<const matrix_type> a = operand(a_in, trans_a);
-    const Teuchos::RCP<const matrix_type> b = operand(b_in, trans_b);
+    ops.a = operand(a_in, trans_a);
+    ops.b = operand(b_in, trans_b);
+    const matrix_type& a = *ops.a;
+    const matrix_type& b = *ops.b;
     h.m_times.transpose = seconds_since(t_transpose);
     // Collective and the same on every rank: Map::isSameAs reduces over the communicator.
-    const auto a_domain = a->getDomainMap();
-    const auto b_range = b->getRangeMap();
+    const auto a_domain = a.getDomainMap();
+    const auto b_range = b.getRangeMap();
     if (a_domain->getGlobalNumElements() != b_range->getGlobalNumElements() || !a_domain->isSameAs(*b_range)) {
       std::ostringstream s;
       s << "KokkosSpGEMM::" << function << ": op(A)'s domain map (" << a_domain->getGlobalNumElements()
@@ -135,8 +150,8 @@ struct ProductAccess {
 
     // 1. Which rows of B each column of A needs: a local row of B, or one to receive.
     const auto t_import = std::chrono::steady_clock::now();
-    const auto a_cols = a->getColMap();
-    const auto b_rows = b->getRowMap();
+    const auto a_cols = a.getColMap();
+    const auto b_rows = b.getRowMap();
     const std::size_t n_a_cols = tpetra_local_num_elements(*a_cols);
     const std::size_t n_b_rows = tpetra_local_num_elements(*b_rows);
     std::vector<GO> remote;
@@ -151,16 +166,16 @@ struct ProductAccess {
         remote.push_back(g);
       }
     }
-    h.m_remote.plan(*b, remote);
-    const auto received_columns = h.m_remote.import_columns(*b);
+    h.m_remote.plan(b, remote);
+    const auto received_columns = h.m_remote.import_columns(b);
     h.m_received = Kokkos::View<S*, Kokkos::HostSpace>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Distributed::received_values"),
         h.m_remote.entries());
-    h.m_remote.start_values(*b, h.m_received);
+    h.m_remote.start_values(b, h.m_received);
     h.m_remote.finish_values();
 
     // 2. The union column space U, ordered as a column map over B's domain map.
-    const auto b_cols = b->getColMap();
+    const auto b_cols = b.getColMap();
     const std::size_t n_b_cols = tpetra_local_num_elements(*b_cols);
     std::vector<GO> gids;
     gids.reserve(n_b_cols);
@@ -174,15 +189,22 @@ struct ProductAccess {
       }
       gids.insert(gids.end(), extra.begin(), extra.end());
     }
-    const std::vector<GO> union_gids = column_map_order(*b->getDomainMap(), std::move(gids));
-    const Teuchos::RCP<const map_type> union_map = map_of(*b_cols, union_gids);
+    ops.union_gids = column_map_order(*b.getDomainMap(), std::move(gids));
+    const std::vector<GO>& union_gids = ops.union_gids;
+    // Where the received rows bring no column B's column map lacks, U is that map (on one rank, always).
+    bool same = union_gids.size() == n_b_cols;
+    for (std::size_t j = 0; same && j < n_b_cols; ++j) same = union_gids[j] == b_cols->getGlobalElement(LO(j));
+    int differ = same ? 0 : 1, any_differ = 0;
+    Teuchos::reduceAll<int, int>(*comm, Teuchos::REDUCE_MAX, differ, Teuchos::outArg(any_differ));
+    const Teuchos::RCP<const map_type> union_map = any_differ == 0 ? b_cols : map_of(*b_cols, union_gids);
+    ops.union_map = union_map;
     h.m_times.import = seconds_since(t_import);
 
     // 3. The local operands (local work: failures are agreed on before the next collective call).
     const auto t_local = std::chrono::steady_clock::now();
     LocalVerdict verdict;
-    const auto a_view = local_view<local_matrix_type>(*a, n_a_cols);
-    const auto b_view = local_view<local_matrix_type>(*b, n_b_cols);
+    const auto a_view = local_view<local_matrix_type>(a, n_a_cols);
+    const auto b_view = local_view<local_matrix_type>(b, n_b_cols);
     run_locally(verdict, [&] {
       h.m_a_rows = static_cast<std::size_t>(a_view.num_rows());
       h.m_a_nnz = a_view.nnz();
@@ -202,12 +224,18 @@ struct ProductAccess {
       auto cols = Kokkos::create_mirror_view(bl.entries());
       const auto b_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b_view.row_map());
       const auto b_entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b_view.entries());
-      std::vector<LO> union_of_b_col(n_b_cols);
-      for (std::size_t j = 0; j < n_b_cols; ++j) {
-        union_of_b_col[j] = union_map->getLocalElement(b_cols->getGlobalElement(static_cast<LO>(j)));
-      }
       for (std::size_t i = 0; i <= n_b_rows; ++i) rows(i) = b_host(i);
-      for (std::size_t e = 0; e < b_view.nnz(); ++e) cols(e) = union_of_b_col[static_cast<std::size_t>(b_entries(e))];
+      if (union_map == b_cols) {
+        for (std::size_t e = 0; e < b_view.nnz(); ++e) cols(e) = b_entries(e);
+      } else {
+        std::vector<LO> union_of_b_col(n_b_cols);
+        for (std::size_t j = 0; j < n_b_cols; ++j) {
+          union_of_b_col[j] = union_map->getLocalElement(b_cols->getGlobalElement(static_cast<LO>(j)));
+        }
+        for (std::size_t e = 0; e < b_view.nnz(); ++e) {
+          cols(e) = union_of_b_col[static_cast<std::size_t>(b_entries(e))];
+        }
+      }
       std::size_t at = b_view.nnz();
       for (std::size_t r = 0; r < h.m_remote.rows(); ++r) {
         rows(n_b_rows + r + 1) = rows(n_b_rows + r) + h.m_remote.counts()[r];
@@ -233,15 +261,48 @@ struct ProductAccess {
       }
       Kokkos::deep_copy(a_entries, a_cols_host);
       h.m_a_entries = a_entries;
-      const local_matrix_type a_local(a_view.num_rows(), static_cast<LO>(n_rows), a_view.row_map(), a_entries,
-                                      a_view.values());
-
-      typename H::execution_space exec;
-      spgemm_symbolic(exec, h.m_local, a_local, h.m_b_local, h.m_c_local);
-      spgemm_numeric(exec, h.m_local, a_local, h.m_b_local, h.m_c_local);
-      exec.fence();
+      ops.a_local =
+          local_matrix_type(a_view.num_rows(), static_cast<LO>(n_rows), a_view.row_map(), a_entries, a_view.values());
+      ops.b_local = h.m_b_local;
     });
     h.m_times.local = seconds_since(t_local);
+    agree(*comm, verdict);
+    return ops;
+  }
+
+  /// Collective. The operands of A*B alone, kept for numeric calls (refreshed_operands), where another kernel
+  /// consumes them and no C is made.
+  template <class H>
+  static LocalOperands<H> analyse_operands(H& h, const typename H::matrix_type& a, const typename H::matrix_type& b) {
+    LocalOperands<H> ops = operands(h, a, false, b, false);
+    h.m_trans_a = h.m_trans_b = false;
+    h.m_c = nullptr;
+    h.m_done = true;
+    return ops;
+  }
+
+  /// Collective. The symbolic phase of C = op(A)*op(B): the operands, the local product, C made fill-complete.
+  template <class H>
+  static void symbolic(H& h, const typename H::matrix_type& a_in, bool trans_a, const typename H::matrix_type& b_in,
+                       bool trans_b, Teuchos::RCP<typename H::matrix_type>& c_out) {
+    using matrix_type = typename H::matrix_type;
+    using LO = typename matrix_type::local_ordinal_type;
+    using GO = typename matrix_type::global_ordinal_type;
+    const auto start = std::chrono::steady_clock::now();
+    const LocalOperands<H> ops = operands(h, a_in, trans_a, b_in, trans_b);
+    const auto comm = a_in.getComm();
+    const matrix_type& a = *ops.a;
+    const matrix_type& b = *ops.b;
+    const std::vector<GO>& union_gids = ops.union_gids;
+    const auto t_local = std::chrono::steady_clock::now();
+    LocalVerdict verdict;
+    run_locally(verdict, [&] {
+      typename H::execution_space exec;
+      spgemm_symbolic(exec, h.m_local, ops.a_local, h.m_b_local, h.m_c_local);
+      spgemm_numeric(exec, h.m_local, ops.a_local, h.m_b_local, h.m_c_local);
+      exec.fence();
+    });
+    h.m_times.local += seconds_since(t_local);
     agree(*comm, verdict);
 
     // 4. C's column map: the columns of U that occur, in U's order (monotone, so rows stay sorted).
@@ -265,18 +326,18 @@ struct ProductAccess {
         for (std::size_t e = 0; e < entries.extent(0); ++e) {
           relabelled(e) = relabel[static_cast<std::size_t>(entries(e))];
         }
-        h.m_c_entries = Kokkos::View<LO*, Space>(
+        h.m_c_entries = Kokkos::View<LO*, typename H::memory_space>(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Distributed::C_entries"), entries.extent(0));
         Kokkos::deep_copy(h.m_c_entries, relabelled);
       }
     });
     agree(*comm, verdict);
-    const auto c_cols = map_of(*b_cols, c_gids);  // collective on every rank, whether or not it dropped columns
+    const auto c_cols = map_of(*ops.union_map, c_gids);  // collective on every rank, whether or not it dropped columns
     const auto c = Teuchos::rcp(
-        new matrix_type(a->getRowMap(), c_cols, h.m_c_local.row_map(), h.m_c_entries, h.m_c_local.values()));
+        new matrix_type(a.getRowMap(), c_cols, h.m_c_local.row_map(), h.m_c_entries, h.m_c_local.values()));
     const auto c_import =
-        Teuchos::rcp(new Tpetra::Import<LO, GO, typename H::matrix_type::node_type>(b->getDomainMap(), c_cols));
-    c->expertStaticFillComplete(b->getDomainMap(), a->getRangeMap(), c_import);
+        Teuchos::rcp(new Tpetra::Import<LO, GO, typename H::matrix_type::node_type>(b.getDomainMap(), c_cols));
+    c->expertStaticFillComplete(b.getDomainMap(), a.getRangeMap(), c_import);
     h.m_times.fill = seconds_since(t_fill);
     h.m_trans_a = trans_a;
     h.m_trans_b = trans_b;
@@ -296,18 +357,20 @@ struct ProductAccess {
     Kokkos::deep_copy(tail, h.m_received);
   }
 
+  /// Collective. The checks of a numeric phase and the values of B's remote rows: the local operands with the new
+  /// values (c: the C to refresh; none where the product is not made as a matrix of its own).
   template <class H>
-  static void numeric(H& h, const typename H::matrix_type& a_in, const typename H::matrix_type& b_in,
-                      typename H::matrix_type& c) {
+  static LocalOperands<H> refreshed_operands(H& h, const typename H::matrix_type& a_in,
+                                             const typename H::matrix_type& b_in, const typename H::matrix_type* c) {
     using matrix_type = typename H::matrix_type;
     using local_matrix_type = typename H::local_matrix_type;
     const char* function = "Distributed::multiply_numeric";
-    const auto start = std::chrono::steady_clock::now();
+    h.m_times = PhaseTimes();
     const auto comm = a_in.getComm();
     LocalVerdict verdict;
     run_locally(verdict, [&] {
       KOKKOSSPGEMM_REQUIRE(h.m_done, InvalidInput, function, "the handle has no analysis: call multiply_symbolic");
-      KOKKOSSPGEMM_REQUIRE(&c == h.m_c, KokkosSpGEMM::HandleMismatch, function,
+      KOKKOSSPGEMM_REQUIRE(c == h.m_c, KokkosSpGEMM::HandleMismatch, function,
                            "C is not the matrix this handle's symbolic phase made");
       KOKKOSSPGEMM_REQUIRE(a_in.isFillComplete() && b_in.isFillComplete(), InvalidInput, function,
                            "A and B must be fill-complete");
@@ -361,22 +424,37 @@ struct ProductAccess {
     Kokkos::deep_copy(tail, h.m_received);
     h.m_times.import = seconds_since(t_import) - hidden;
 
+    LocalOperands<H> ops;
+    ops.a = a;
+    ops.b = b;
+    ops.a_local =
+        local_matrix_type(a_view.num_rows(), h.m_b_local.num_rows(), a_view.row_map(), h.m_a_entries, a_view.values());
+    ops.b_local = local_matrix_type(h.m_b_local.num_rows(), h.m_b_local.num_cols(), h.m_b_local.row_map(),
+                                    h.m_b_local.entries(), received ? h.m_b_local.values() : b_view.values());
+    return ops;
+  }
+
+  template <class H>
+  static void numeric(H& h, const typename H::matrix_type& a_in, const typename H::matrix_type& b_in,
+                      typename H::matrix_type& c) {
+    using local_matrix_type = typename H::local_matrix_type;
+    const auto start = std::chrono::steady_clock::now();
+    const LocalOperands<H> ops = refreshed_operands(h, a_in, b_in, &c);
+    const auto& a_now = ops.a_local;
+    const auto& b_now = ops.b_local;
     const auto t_local = std::chrono::steady_clock::now();
+    LocalVerdict verdict;
     run_locally(verdict, [&] {
-      const local_matrix_type a_now(a_view.num_rows(), h.m_b_local.num_rows(), a_view.row_map(), h.m_a_entries,
-                                    a_view.values());
       // C's values as Tpetra holds them (marked modified where it keeps two copies).
       local_matrix_type c_now(h.m_c_local.num_rows(), h.m_c_local.num_cols(), h.m_c_local.row_map(),
                               h.m_c_local.entries(), c.getLocalValuesView());
-      const local_matrix_type b_now(h.m_b_local.num_rows(), h.m_b_local.num_cols(), h.m_b_local.row_map(),
-                                    h.m_b_local.entries(), received ? h.m_b_local.values() : b_view.values());
       typename H::execution_space exec;
       spgemm_numeric(exec, h.m_local, a_now, b_now, c_now);
       exec.fence();
     });
     h.m_times.local = seconds_since(t_local);
     h.m_times.fill = 0;
-    agree(*comm, verdict);
+    agree(*a_in.getComm(), verdict);
     h.m_times.total = seconds_since(start);
   }
 };
@@ -427,15 +505,30 @@ class GalerkinHandle {
   bool has_analysis() const { return m_rap.has_analysis(); }
   const product_handle& ap() const { return m_ap; }
   const product_handle& rap() const { return m_rap; }
-  /// Ranks' view of A*P, kept between calls.
+  /// Ranks' view of A*P, kept between calls (null where fused()).
   const Teuchos::RCP<matrix_type>& ap_matrix() const { return m_ap_matrix; }
 
-  /// Collective. R == nullptr: Ac = Pᵀ*A*P.
-  /// Collective. R == nullptr: Ac = Pᵀ*A*P, where P and A*P share their row map (A's and P's rows laid out alike)
-  /// without Pᵀ formed across ranks (Impl::TransposedProduct), else through Tpetra's transposer.
+  /// Collective. R == nullptr: Ac = Pᵀ*A*P where P and A share their row map without Pᵀ formed across ranks
+  /// (Impl::TransposedProduct): on host spaces, for P of at most fused_max_entries_per_row entries a row, without
+  /// A*P formed either (one pass of Impl::TripleRowKernel over A's and P's local and imported rows), else from A*P;
+  /// other cases through Tpetra's transposer and two products.
   void symbolic(const matrix_type* r, const matrix_type& a, const matrix_type& p, Teuchos::RCP<matrix_type>& ac) {
     m_r_is_pt = r == nullptr;
     m_ptap = std::make_unique<Impl::TransposedProduct<matrix_type>>(m_options, m_tuning);
+    m_ap_matrix = Teuchos::null;
+    // isSameAs is collective: every rank takes the same branch.
+    const bool shared_rows = m_r_is_pt && p.getRowMap()->isSameAs(*a.getRowMap());
+    const double p_per_row = p.getGlobalNumRows() > 0 ? static_cast<double>(p.getGlobalNumEntries()) /
+                                                            static_cast<double>(p.getGlobalNumRows())
+                                                      : 0.0;
+    m_fused =
+        shared_rows && !BackendTraits<typename Node::execution_space>::is_gpu && p_per_row <= fused_max_entries_per_row;
+    if (m_fused) {
+      const auto ops = Impl::ProductAccess::analyse_operands(m_ap, a, p);
+      ac = m_ptap->symbolic(p, ops.a_local, ops.b_local, ops.union_gids);
+      m_transposed_product = true;
+      return;
+    }
     multiply_symbolic(m_ap, a, false, p, false, m_ap_matrix);
     m_transposed_product = m_r_is_pt && Impl::TransposedProduct<matrix_type>::applies(p, *m_ap_matrix);
     if (m_transposed_product) {
@@ -446,6 +539,11 @@ class GalerkinHandle {
   }
   void numeric(const matrix_type* r, const matrix_type& a, const matrix_type& p, matrix_type& ac) {
     run_and_agree_r(a, r);
+    if (m_fused) {
+      const auto ops = Impl::ProductAccess::refreshed_operands(m_ap, a, p, nullptr);
+      m_ptap->numeric(p, ops.a_local, ops.b_local, ac);
+      return;
+    }
     multiply_numeric(m_ap, a, p, *m_ap_matrix);
     if (m_transposed_product) {
       m_ptap->numeric(p, *m_ap_matrix, ac);
@@ -455,6 +553,8 @@ class GalerkinHandle {
   }
   /// Whether Pᵀ*(AP) ran as a transposed product (no Pᵀ formed across ranks).
   bool transposed_product() const { return m_transposed_product; }
+  /// Whether it ran without A*P formed (ap_matrix() is then null).
+  bool fused() const { return m_fused; }
   /// This rank's times in the last call's second product, R*(AP).
   const PhaseTimes& rap_times() const { return m_transposed_product ? m_ptap->last_times() : m_rap.last_times(); }
 
@@ -466,12 +566,16 @@ class GalerkinHandle {
           (m_r_is_pt ? "the symbolic phase took R = P^T; pass no R" : "the symbolic phase took an R; pass it again"));
     });
   }
+  // The one pass recomputes a row of A*P for each entry of P in that row: it pays for prolongators of about one
+  // entry a row (tentative ones: half the time of forming A*P), and loses to forming A*P once where P's rows are
+  // longer (smoothed ones: reuse 2.3x slower).
+  static constexpr double fused_max_entries_per_row = 2;
   Options m_options;
   Tuning m_tuning;
   product_handle m_ap, m_rap;
   std::unique_ptr<Impl::TransposedProduct<matrix_type>> m_ptap;
   Teuchos::RCP<matrix_type> m_ap_matrix;
-  bool m_r_is_pt = false, m_transposed_product = false;
+  bool m_r_is_pt = false, m_transposed_product = false, m_fused = false;
 };
 
 /// Ac = R*A*P, made here (symbolic) or refreshed in place with new values (numeric). Collective.

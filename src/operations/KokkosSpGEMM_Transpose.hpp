@@ -138,14 +138,28 @@ transpose_with_source(const ExecSpace& exec, const CsrMatrix<S, O, F0, M>& a,
                                  cols);
   Kokkos::deep_copy(exec, cursor,
                     Kokkos::subview(t_rows, std::make_pair(std::size_t(0), static_cast<std::size_t>(cols))));
-  // Flat over A's entries (each finds its row by binary search), so a long row of A is not one thread's loop.
-  Kokkos::parallel_for(
-      "KokkosSpGEMM::Transpose::scatter", Impl::Range<ExecSpace>(exec, 0, a.nnz()), KOKKOS_LAMBDA(const std::size_t e) {
-        const O i = static_cast<O>(Impl::last_at_or_below(a_rows, rows, static_cast<std::int64_t>(e)));
-        const F pos = Kokkos::atomic_fetch_add(&cursor(a_cols(e)), F(1));
-        t_cols(pos) = i;
-        source(pos) = static_cast<F>(e);
-      });
+  if constexpr (BackendTraits<ExecSpace>::is_gpu) {
+    // Flat over A's entries (each finds its row by binary search), so a long row of A is not one thread's loop.
+    Kokkos::parallel_for(
+        "KokkosSpGEMM::Transpose::scatter", Impl::Range<ExecSpace>(exec, 0, a.nnz()),
+        KOKKOS_LAMBDA(const std::size_t e) {
+          const O i = static_cast<O>(Impl::last_at_or_below(a_rows, rows, static_cast<std::int64_t>(e)));
+          const F pos = Kokkos::atomic_fetch_add(&cursor(a_cols(e)), F(1));
+          t_cols(pos) = i;
+          source(pos) = static_cast<F>(e);
+        });
+  } else {
+    // On CPUs a thread walks whole rows of A (a block of them): each entry's search for its row, a chain of cache
+    // misses, cost more than the scatter itself; rows a thread takes in order come out sorted in A^T.
+    Kokkos::parallel_for(
+        "KokkosSpGEMM::Transpose::scatter_rows", Impl::Range<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const O i) {
+          for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {
+            const F pos = Kokkos::atomic_fetch_add(&cursor(a_cols(e)), F(1));
+            t_cols(pos) = i;
+            source(pos) = static_cast<F>(e);
+          }
+        });
+  }
   if (method == TransposeMethod::Auto) {
     // One thread sorting a long row of A^T is the straggler of the row sort: past 256 entries (power-law
     // columns) the segmented merge spreads it over many threads; below, the row sort has less to do.

@@ -1,9 +1,10 @@
 // C = Pᵀ·M for distributed P and M with the same row map (a Galerkin product's Pᵀ·(AP)), without forming Pᵀ across
 // ranks: each rank multiplies the transpose of its own rows of P by its own rows of M (a partial C whose rows are
 // P's columns on this rank), then sends each partial row to the rank that owns that row of C (P's domain map), which
-// sums the contributions. The symbolic phase sends lengths, global columns and values and lays C out; numeric calls
-// refresh the local transpose's values through its source map, replay the local product, send values only and add
-// them at positions found once.
+// sums the contributions. On host spaces M = A·P is not formed either: the partial C comes from one pass over the
+// local transpose's rows (Impl::TripleRowKernel) with A's local rows and P's local and imported rows. The symbolic
+// phase sends lengths, global columns and values and lays C out; numeric calls refresh the local transpose's values
+// through its source map, replay the local product, send values only and add them at positions found once.
 #ifndef KOKKOSSPGEMM_TRANSPOSEDPRODUCT_HPP
 #define KOKKOSSPGEMM_TRANSPOSEDPRODUCT_HPP
 
@@ -13,6 +14,7 @@
 #include <distributed/impl/KokkosSpGEMM_ColumnSpace.hpp>
 #include <distributed/impl/KokkosSpGEMM_LocalMatrices.hpp>
 #include <distributed/impl/KokkosSpGEMM_PhaseTimes.hpp>
+#include <impl/accumulate/KokkosSpGEMM_TripleRowKernel.hpp>
 #include <operations/KokkosSpGEMM_Transpose.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -26,7 +28,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
-#include <unordered_set>
 #include <vector>
 
 namespace KokkosSpGEMM {
@@ -53,31 +54,92 @@ class TransposedProduct {
   /// Whether the product applies: P's and M's row maps are the same.
   static bool applies(const Matrix& p, const Matrix& m) { return p.getRowMap()->isSameAs(*m.getRowMap()); }
 
-  /// Collective. Makes C = Pᵀ·M (rows: P's domain map; domain map: M's domain map), values included.
+  /// Collective. Makes C = Pᵀ·M (rows: P's domain map; domain map: M's domain map), values included, from the
+  /// local product of the transpose of P's rows by M's rows.
   Teuchos::RCP<Matrix> symbolic(const Matrix& p, const Matrix& m) {
     const auto start = std::chrono::steady_clock::now();
     m_times = PhaseTimes();
-    const auto comm = p.getComm();
     using KokkosSpGEMM::Impl::tpetra_local_num_elements;
-    const std::size_t n_pc = tpetra_local_num_elements(*p.getColMap());
     const std::size_t n_mc = tpetra_local_num_elements(*m.getColMap());
-    const auto p_view = local_view<local_matrix_type>(p, n_pc);
+    const auto p_view = local_view<local_matrix_type>(p, tpetra_local_num_elements(*p.getColMap()));
     const auto m_view = local_view<local_matrix_type>(m, n_mc);
     LocalVerdict verdict;
     run_locally(verdict, [&] {
-      m_p_nnz = p_view.nnz();
-      m_m_nnz = m_view.nnz();
-      m_rows = static_cast<std::size_t>(p_view.num_rows());
+      m_fused = false;
+      m_a_nnz = m_view.nnz();
       Exec exec;
-      m_pt = transpose_with_source<std::size_t>(exec, p_view);
+      transpose_rows(exec, p_view);
       spgemm_symbolic(exec, m_local, m_pt.t, m_view, m_partial);
       spgemm_numeric(exec, m_local, m_pt.t, m_view, m_partial);
       exec.fence();
     });
     m_times.local = seconds_since(start);
-    agree(*comm, verdict);
+    agree(*p.getComm(), verdict);
+    std::vector<GO> gids(n_mc);
+    for (std::size_t j = 0; j < n_mc; ++j) gids[j] = m.getColMap()->getGlobalElement(static_cast<LO>(j));
+    return assemble(p, gids, m.getDomainMap(), start);
+  }
 
-    // Partial rows (P's column map) to the owners of C's rows (P's domain map).
+  /// Collective. Makes C = Pᵀ·A·P as above with M = A·P never formed: the local part is one pass over the rows of
+  /// the transpose of P's rows (Impl::TripleRowKernel), with A's local rows over the rows of p_ext (P's local and
+  /// received rows), whose columns are the global columns col_gids; domain: P's domain map.
+  Teuchos::RCP<Matrix> symbolic(const Matrix& p, const local_matrix_type& a_local, const local_matrix_type& p_ext,
+                                const std::vector<GO>& col_gids) {
+    const auto start = std::chrono::steady_clock::now();
+    m_times = PhaseTimes();
+    using KokkosSpGEMM::Impl::tpetra_local_num_elements;
+    const auto p_view = local_view<local_matrix_type>(p, tpetra_local_num_elements(*p.getColMap()));
+    LocalVerdict verdict;
+    run_locally(verdict, [&] {
+      m_fused = true;
+      m_a_nnz = a_local.nnz();
+      Exec exec;
+      transpose_rows(exec, p_view);
+      KokkosSpGEMM::Impl::triple_rows_product(exec, m_pt.t, a_local, p_ext, m_partial);
+      exec.fence();
+    });
+    m_times.local = seconds_since(start);
+    agree(*p.getComm(), verdict);
+    return assemble(p, col_gids, p.getDomainMap(), start);
+  }
+
+  /// Collective. New values of P and M (same structures on every rank), summed into C in place.
+  void numeric(const Matrix& p, const Matrix& m, Matrix& c) {
+    using KokkosSpGEMM::Impl::tpetra_local_num_elements;
+    const auto m_view = local_view<local_matrix_type>(m, tpetra_local_num_elements(*m.getColMap()));
+    numeric_with(p, c, m_view.nnz(), false, [&](Exec& exec) {
+      spgemm_numeric(exec, m_local, m_pt.t, m_view, m_partial);
+      return true;
+    });
+  }
+
+  /// Collective. New values of P and A (same structures on every rank; p_ext: P's local and received rows with
+  /// their new values) into C in place, M = A·P never formed.
+  void numeric(const Matrix& p, const local_matrix_type& a_local, const local_matrix_type& p_ext, Matrix& c) {
+    numeric_with(p, c, a_local.nnz(), true, [&](Exec& exec) {
+      return KokkosSpGEMM::Impl::triple_rows_refresh(exec, m_pt.t, a_local, p_ext, m_partial);
+    });
+  }
+
+  /// This rank's times in the last call (fill: laying out C and summing the contributions into it).
+  const PhaseTimes& last_times() const { return m_times; }
+
+  const local_handle_type& local_handle() const { return m_local; }
+
+ private:
+  /// The transpose of P's local rows, with its source map for numeric calls.
+  void transpose_rows(Exec& exec, const local_matrix_type& p_view) {
+    m_p_nnz = p_view.nnz();
+    m_rows = static_cast<std::size_t>(p_view.num_rows());
+    m_pt = transpose_with_source<std::size_t>(exec, p_view);
+  }
+
+  /// The partial rows (P's column map) to the owners of C's rows (P's domain map), then C laid out over the
+  /// columns they bring (col_gids: the partial product's global columns), made fill-complete with its values.
+  Teuchos::RCP<Matrix> assemble(const Matrix& p, const std::vector<GO>& col_gids,
+                                const Teuchos::RCP<const map_type>& domain,
+                                std::chrono::steady_clock::time_point start) {
+    const auto t_import = std::chrono::steady_clock::now();
     m_export = Teuchos::rcp(new export_type(p.getColMap(), p.getDomainMap()));
     const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.row_map());
     const auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.entries());
@@ -104,7 +166,6 @@ class TransposedProduct {
       m_receive_counts[k] = receive_counts(k);
       receive_total += receive_counts(k);
     }
-    const auto m_cols = m.getColMap();
     Kokkos::View<GO*, Kokkos::HostSpace> send_gids("send_gids", send_total),
         receive_gids("receive_gids", receive_total);
     m_send_values = Kokkos::View<S*, Kokkos::HostSpace>("send_values", send_total);
@@ -112,61 +173,68 @@ class TransposedProduct {
     std::size_t at = 0;
     for (const LO r : m_sent_rows) {
       for (auto e = rows(r); e < rows(r + 1); ++e, ++at) {
-        send_gids(at) = m_cols->getGlobalElement(cols(e));
+        send_gids(at) = col_gids[static_cast<std::size_t>(cols(e))];
         m_send_values(at) = vals(e);
       }
     }
     distributor.doPostsAndWaits(send_gids, m_send_counts(), receive_gids, m_receive_counts());
     distributor.doPostsAndWaits(m_send_values, m_send_counts(), m_receive_values, m_receive_counts());
-    m_times.import = seconds_since(start) - m_times.local;
+    m_times.import = seconds_since(t_import);
 
     // The partial rows this rank keeps: the first getNumSameIDs() rows map to the same local row of C, then the
     // permuted ones.
     const std::size_t same = m_export->getNumSameIDs();
     const auto from = m_export->getPermuteFromLIDs();
     const auto to = m_export->getPermuteToLIDs();
-    m_kept_from.clear();
-    m_kept_to.clear();
-    for (std::size_t r = 0; r < same; ++r) {
-      m_kept_from.push_back(static_cast<LO>(r));
-      m_kept_to.push_back(static_cast<LO>(r));
-    }
+    m_kept_from.resize(same);
+    m_kept_to.resize(same);
+    for (std::size_t r = 0; r < same; ++r) m_kept_from[r] = m_kept_to[r] = static_cast<LO>(r);
     m_kept_from.insert(m_kept_from.end(), from.begin(), from.end());
     m_kept_to.insert(m_kept_to.end(), to.begin(), to.end());
 
-    // C's columns: every global column a contribution brings, ordered as a column map over M's domain map.
-    std::vector<char> used(n_mc, 0);
-    for (std::size_t k = 0; k < m_kept_from.size(); ++k) {
-      const auto r = static_cast<std::size_t>(m_kept_from[k]);
+    // C's columns: every global column a contribution brings, ordered as a column map over the domain map.
+    const std::size_t n_pc = col_gids.size();
+    std::vector<char> used(n_pc, 0);
+    for (const LO r : m_kept_from) {
       for (auto e = rows(r); e < rows(r + 1); ++e) used[static_cast<std::size_t>(cols(e))] = 1;
     }
-    std::unordered_set<GO> gid_set;
-    for (std::size_t j = 0; j < n_mc; ++j) {
-      if (used[j]) gid_set.insert(m_cols->getGlobalElement(static_cast<LO>(j)));
+    std::vector<GO> gids;
+    for (std::size_t j = 0; j < n_pc; ++j) {
+      if (used[j]) gids.push_back(col_gids[j]);
     }
-    for (std::size_t e = 0; e < receive_total; ++e) gid_set.insert(receive_gids(e));
-    std::vector<GO> gids(gid_set.begin(), gid_set.end());
-    const std::vector<GO> c_gids = column_map_order(*m.getDomainMap(), gids);
-    const auto c_cols = map_of(*m_cols, c_gids);
-
-    // C's rows: the union of the contributions' columns, sorted by C's column index; then each contribution's entry
-    // gets its position in C.
-    const std::size_t n_c = tpetra_local_num_elements(*p.getDomainMap());
-    std::vector<std::vector<LO>> c_rows(n_c);
-    std::vector<LO> m_col_to_c(n_mc);
-    for (std::size_t j = 0; j < n_mc; ++j) m_col_to_c[j] = c_cols->getLocalElement(m_cols->getGlobalElement(LO(j)));
-    for (std::size_t k = 0; k < m_kept_from.size(); ++k) {
-      const auto r = static_cast<std::size_t>(m_kept_from[k]);
-      auto& row = c_rows[static_cast<std::size_t>(m_kept_to[k])];
-      for (auto e = rows(r); e < rows(r + 1); ++e) row.push_back(m_col_to_c[static_cast<std::size_t>(cols(e))]);
+    gids.insert(gids.end(), receive_gids.data(), receive_gids.data() + receive_total);
+    const std::vector<GO> c_gids = column_map_order(*domain, std::move(gids));
+    const auto c_cols = map_of(*p.getColMap(), c_gids);
+    std::vector<LO> partial_to_c(n_pc, 0);
+    for (std::size_t j = 0; j < n_pc; ++j) {
+      if (used[j]) partial_to_c[j] = c_cols->getLocalElement(col_gids[j]);
     }
     std::vector<LO> received_c_cols(receive_total);
-    at = 0;
+    for (std::size_t e = 0; e < receive_total; ++e) received_c_cols[e] = c_cols->getLocalElement(receive_gids(e));
+
+    // C's rows: each row's contributions (kept, then received) in one array, sorted and merged by C's column.
+    const std::size_t n_c = KokkosSpGEMM::Impl::tpetra_local_num_elements(*p.getDomainMap());
+    std::vector<std::size_t> start_of(n_c + 1, 0);
+    for (std::size_t k = 0; k < m_kept_from.size(); ++k) {
+      start_of[static_cast<std::size_t>(m_kept_to[k]) + 1] += rows(m_kept_from[k] + 1) - rows(m_kept_from[k]);
+    }
     for (std::size_t k = 0; k < m_received_rows.size(); ++k) {
-      auto& row = c_rows[static_cast<std::size_t>(m_received_rows[k])];
-      for (std::size_t e = 0; e < m_receive_counts[k]; ++e, ++at) {
-        received_c_cols[at] = c_cols->getLocalElement(receive_gids(at));
-        row.push_back(received_c_cols[at]);
+      start_of[static_cast<std::size_t>(m_received_rows[k]) + 1] += m_receive_counts[k];
+    }
+    for (std::size_t i = 0; i < n_c; ++i) start_of[i + 1] += start_of[i];
+    std::vector<LO> all(start_of[n_c]);
+    {
+      std::vector<std::size_t> fill(start_of.begin(), start_of.end() - 1);
+      for (std::size_t k = 0; k < m_kept_from.size(); ++k) {
+        auto& f = fill[static_cast<std::size_t>(m_kept_to[k])];
+        for (auto e = rows(m_kept_from[k]); e < rows(m_kept_from[k] + 1); ++e) {
+          all[f++] = partial_to_c[static_cast<std::size_t>(cols(e))];
+        }
+      }
+      at = 0;
+      for (std::size_t k = 0; k < m_received_rows.size(); ++k) {
+        auto& f = fill[static_cast<std::size_t>(m_received_rows[k])];
+        for (std::size_t e = 0; e < m_receive_counts[k]; ++e) all[f++] = received_c_cols[at++];
       }
     }
     typename Matrix::local_graph_device_type::row_map_type::non_const_type c_row_map("KokkosSpGEMM::PtAP::rows",
@@ -174,16 +242,18 @@ class TransposedProduct {
     auto c_rows_host = Kokkos::create_mirror_view(c_row_map);
     c_rows_host(0) = 0;
     for (std::size_t i = 0; i < n_c; ++i) {
-      auto& row = c_rows[i];
-      std::sort(row.begin(), row.end());
-      row.erase(std::unique(row.begin(), row.end()), row.end());
-      c_rows_host(i + 1) = c_rows_host(i) + row.size();
+      const auto begin = all.begin() + static_cast<std::ptrdiff_t>(start_of[i]);
+      const auto end = all.begin() + static_cast<std::ptrdiff_t>(start_of[i + 1]);
+      std::sort(begin, end);
+      c_rows_host(i + 1) = c_rows_host(i) + static_cast<std::size_t>(std::unique(begin, end) - begin);
     }
     const std::size_t c_nnz = c_rows_host(n_c);
     typename Matrix::local_graph_device_type::entries_type::non_const_type c_entries("KokkosSpGEMM::PtAP::cols", c_nnz);
     auto c_entries_host = Kokkos::create_mirror_view(c_entries);
     for (std::size_t i = 0; i < n_c; ++i) {
-      std::copy(c_rows[i].begin(), c_rows[i].end(), c_entries_host.data() + c_rows_host(i));
+      std::copy(all.begin() + static_cast<std::ptrdiff_t>(start_of[i]),
+                all.begin() + static_cast<std::ptrdiff_t>(start_of[i] + c_rows_host(i + 1) - c_rows_host(i)),
+                c_entries_host.data() + c_rows_host(i));
     }
     auto position = [&](std::size_t row, LO col) {
       const LO* begin = c_entries_host.data() + c_rows_host(row);
@@ -195,7 +265,7 @@ class TransposedProduct {
       const auto r = static_cast<std::size_t>(m_kept_from[k]);
       for (auto e = rows(r); e < rows(r + 1); ++e) {
         m_kept_positions.push_back(
-            position(static_cast<std::size_t>(m_kept_to[k]), m_col_to_c[static_cast<std::size_t>(cols(e))]));
+            position(static_cast<std::size_t>(m_kept_to[k]), partial_to_c[static_cast<std::size_t>(cols(e))]));
       }
     }
     m_received_positions.resize(receive_total);
@@ -210,37 +280,39 @@ class TransposedProduct {
     typename Matrix::local_matrix_device_type::values_type c_values("KokkosSpGEMM::PtAP::values", c_nnz);
     auto c = Teuchos::rcp(new Matrix(p.getDomainMap(), c_cols, c_row_map, c_entries, c_values));
     add_contributions(*c, vals);
-    const auto c_import = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(m.getDomainMap(), c_cols));
-    c->expertStaticFillComplete(m.getDomainMap(), p.getDomainMap(), c_import);
+    const auto c_import = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(domain, c_cols));
+    c->expertStaticFillComplete(domain, p.getDomainMap(), c_import);
     m_c = c.get();
     m_times.total = seconds_since(start);
     m_times.fill = m_times.total - m_times.local - m_times.import;
     return c;
   }
 
-  /// Collective. New values of P and M (same structures on every rank), summed into C in place.
-  void numeric(const Matrix& p, const Matrix& m, Matrix& c) {
+  /// A numeric call: checks, the local product (local: false when it found a changed structure), then the partial
+  /// rows' values to their owners, summed into C.
+  template <class Local>
+  void numeric_with(const Matrix& p, Matrix& c, std::size_t a_nnz, bool fused, Local&& local) {
     const auto start = std::chrono::steady_clock::now();
     m_times = PhaseTimes();
-    const auto comm = p.getComm();
     const char* function = "Distributed::galerkin_numeric";
     using KokkosSpGEMM::Impl::tpetra_local_num_elements;
     const auto p_view = local_view<local_matrix_type>(p, tpetra_local_num_elements(*p.getColMap()));
-    const auto m_view = local_view<local_matrix_type>(m, tpetra_local_num_elements(*m.getColMap()));
     LocalVerdict verdict;
     run_locally(verdict, [&] {
-      KOKKOSSPGEMM_REQUIRE(&c == m_c, KokkosSpGEMM::HandleMismatch, function,
+      KOKKOSSPGEMM_REQUIRE(&c == m_c && fused == m_fused, KokkosSpGEMM::HandleMismatch, function,
                            "Ac is not the matrix this handle's symbolic phase made");
       KOKKOSSPGEMM_REQUIRE(
-          p_view.nnz() == m_p_nnz && m_view.nnz() == m_m_nnz && static_cast<std::size_t>(p_view.num_rows()) == m_rows,
-          KokkosSpGEMM::HandleMismatch, function, "P's or A*P's local structure changed since the symbolic phase");
+          p_view.nnz() == m_p_nnz && a_nnz == m_a_nnz && static_cast<std::size_t>(p_view.num_rows()) == m_rows,
+          KokkosSpGEMM::HandleMismatch, function, "P's or A's local structure changed since the symbolic phase");
       Exec exec;
       refresh_transpose_values(exec, m_pt, p_view);
-      spgemm_numeric(exec, m_local, m_pt.t, m_view, m_partial);
+      const bool same = local(exec);
       exec.fence();
+      KOKKOSSPGEMM_REQUIRE(same, KokkosSpGEMM::HandleMismatch, function,
+                           "P's or A's local structure changed since the symbolic phase");
     });
     m_times.local = seconds_since(start);
-    agree(*comm, verdict);
+    agree(*p.getComm(), verdict);
     const auto t_import = std::chrono::steady_clock::now();
     const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.row_map());
     const auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.values());
@@ -257,12 +329,6 @@ class TransposedProduct {
     m_times.fill = m_times.total - m_times.local - m_times.import;
   }
 
-  /// This rank's times in the last call (fill: laying out C and summing the contributions into it).
-  const PhaseTimes& last_times() const { return m_times; }
-
-  const local_handle_type& local_handle() const { return m_local; }
-
- private:
   /// C's values = the kept partial rows' values + the received ones, at the positions found by symbolic.
   template <class Values>
   void add_contributions(Matrix& c, const Values& partial) {
@@ -288,7 +354,8 @@ class TransposedProduct {
   Teuchos::Array<std::size_t> m_send_counts, m_receive_counts;
   std::vector<std::size_t> m_kept_positions, m_received_positions;
   Kokkos::View<S*, Kokkos::HostSpace> m_send_values, m_receive_values;
-  std::size_t m_p_nnz = 0, m_m_nnz = 0, m_rows = 0;
+  std::size_t m_p_nnz = 0, m_a_nnz = 0, m_rows = 0;
+  bool m_fused = false;
   const Matrix* m_c = nullptr;
   PhaseTimes m_times;
 };

@@ -220,7 +220,7 @@ struct DenseRowKernel {
           walk_bitmap(touched, n, lo, hi, bits, acc, c_cols, c_vals);
           return;
         }
-        if (!insertion_sorted(touched, n)) {
+        if (!insertion_sorted(touched, n, insertion_moves_per_entry)) {
           if (span < scan_words_per_compare * n * bit_width_u64(static_cast<std::uint64_t>(n))) {
             walk_bitmap(touched, n, lo, hi, bits, acc, c_cols, c_vals);
             return;
@@ -233,20 +233,6 @@ struct DenseRowKernel {
         c_vals[i] = acc[touched[i]];
       }
     }
-  }
-
-  /// Insertion sort of keys[0, n) that gives up (false, keys permuted) past insertion_moves_per_entry moves an entry.
-  KOKKOS_INLINE_FUNCTION static bool insertion_sorted(Ordinal* keys, std::int64_t n) {
-    std::int64_t budget = insertion_moves_per_entry * n;
-    for (std::int64_t i = 1; i < n; ++i) {
-      const Ordinal key = keys[i];
-      std::int64_t j = i;
-      for (; j > 0 && keys[j - 1] > key; --j) keys[j] = keys[j - 1];
-      keys[j] = key;
-      budget -= i - j;
-      if (budget < 0) return false;
-    }
-    return true;
   }
 
   /// Writes the row's columns in order from the bitmap(s) of its touched list (columns lo to hi), clearing them.

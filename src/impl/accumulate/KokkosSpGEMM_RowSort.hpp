@@ -46,6 +46,22 @@ KOKKOS_INLINE_FUNCTION void heap_sort(Key* keys, Value* values, std::int64_t n) 
   }
 }
 
+/// Insertion sort of keys[0, n) that gives up (false, keys permuted) past moves_per_entry moves an entry: linear on
+/// nearly sorted lists (rows that come in a few sorted runs), bounded where they are not.
+template <class Key>
+KOKKOS_INLINE_FUNCTION bool insertion_sorted(Key* keys, std::int64_t n, std::int64_t moves_per_entry) {
+  std::int64_t budget = moves_per_entry * n;
+  for (std::int64_t i = 1; i < n; ++i) {
+    const Key key = keys[i];
+    std::int64_t j = i;
+    for (; j > 0 && keys[j - 1] > key; --j) keys[j] = keys[j - 1];
+    keys[j] = key;
+    budget -= i - j;
+    if (budget < 0) return false;
+  }
+  return true;
+}
+
 /// Sorts keys[0, n) ascending, permuting values alongside: quicksort with a median-of-three pivot and an explicit
 /// stack (no recursion on GPUs), insertion sort for short ranges, heapsort for a range the stack cannot hold.
 template <class Key, class Value>
