@@ -278,6 +278,7 @@ struct ProductAccess {
     h.m_trans_a = h.m_trans_b = false;
     h.m_c = nullptr;
     h.m_done = true;
+    h.m_times.total = h.m_times.transpose + h.m_times.import + h.m_times.local;
     return ops;
   }
 
@@ -431,6 +432,7 @@ struct ProductAccess {
         local_matrix_type(a_view.num_rows(), h.m_b_local.num_rows(), a_view.row_map(), h.m_a_entries, a_view.values());
     ops.b_local = local_matrix_type(h.m_b_local.num_rows(), h.m_b_local.num_cols(), h.m_b_local.row_map(),
                                     h.m_b_local.entries(), received ? h.m_b_local.values() : b_view.values());
+    h.m_times.total = h.m_times.transpose + h.m_times.import;  // numeric() adds its local product
     return ops;
   }
 
