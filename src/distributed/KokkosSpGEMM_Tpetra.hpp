@@ -569,8 +569,8 @@ class GalerkinHandle {
     });
   }
   // The one pass recomputes a row of A*P for each entry of P in that row: it pays for prolongators of about one
-  // entry a row (tentative ones: half the time of forming A*P), and loses to forming A*P once where P's rows are
-  // longer (smoothed ones: reuse 2.3x slower).
+  // entry a row (tentative ones), and loses to forming A*P once where P's rows are longer (smoothed ones; measured in
+  // docs/performance.md).
   static constexpr double fused_max_entries_per_row = 2;
   Options m_options;
   Tuning m_tuning;

@@ -66,7 +66,7 @@ class TransposedProduct {
     LocalVerdict verdict;
     run_locally(verdict, [&] {
       m_fused = false;
-      m_a_nnz = m_view.nnz();
+      m_second_nnz = m_view.nnz();
       Exec exec;
       transpose_rows(exec, p_view);
       spgemm_symbolic(exec, m_local, m_pt.t, m_view, m_partial);
@@ -92,7 +92,7 @@ class TransposedProduct {
     LocalVerdict verdict;
     run_locally(verdict, [&] {
       m_fused = true;
-      m_a_nnz = a_local.nnz();
+      m_second_nnz = a_local.nnz();
       Exec exec;
       transpose_rows(exec, p_view);
       KokkosSpGEMM::Impl::triple_rows_product(exec, m_pt.t, a_local, p_ext, m_partial);
@@ -291,25 +291,26 @@ class TransposedProduct {
   /// A numeric call: checks, the local product (local: false when it found a changed structure), then the partial
   /// rows' values to their owners, summed into C.
   template <class Local>
-  void numeric_with(const Matrix& p, Matrix& c, std::size_t a_nnz, bool fused, Local&& local) {
+  void numeric_with(const Matrix& p, Matrix& c, std::size_t second_nnz, bool fused, Local&& local) {
     const auto start = std::chrono::steady_clock::now();
     m_times = PhaseTimes();
     const char* function = "Distributed::galerkin_numeric";
     using KokkosSpGEMM::Impl::tpetra_local_num_elements;
     const auto p_view = local_view<local_matrix_type>(p, tpetra_local_num_elements(*p.getColMap()));
+    const char* changed = fused ? "P's or A's local structure changed since the symbolic phase"
+                                : "P's or A*P's local structure changed since the symbolic phase";
     LocalVerdict verdict;
     run_locally(verdict, [&] {
       KOKKOSSPGEMM_REQUIRE(&c == m_c && fused == m_fused, KokkosSpGEMM::HandleMismatch, function,
                            "Ac is not the matrix this handle's symbolic phase made");
-      KOKKOSSPGEMM_REQUIRE(
-          p_view.nnz() == m_p_nnz && a_nnz == m_a_nnz && static_cast<std::size_t>(p_view.num_rows()) == m_rows,
-          KokkosSpGEMM::HandleMismatch, function, "P's or A's local structure changed since the symbolic phase");
+      KOKKOSSPGEMM_REQUIRE(p_view.nnz() == m_p_nnz && second_nnz == m_second_nnz &&
+                               static_cast<std::size_t>(p_view.num_rows()) == m_rows,
+                           KokkosSpGEMM::HandleMismatch, function, changed);
       Exec exec;
       refresh_transpose_values(exec, m_pt, p_view);
       const bool same = local(exec);
       exec.fence();
-      KOKKOSSPGEMM_REQUIRE(same, KokkosSpGEMM::HandleMismatch, function,
-                           "P's or A's local structure changed since the symbolic phase");
+      KOKKOSSPGEMM_REQUIRE(same, KokkosSpGEMM::HandleMismatch, function, changed);
     });
     m_times.local = seconds_since(start);
     agree(*p.getComm(), verdict);
@@ -354,7 +355,8 @@ class TransposedProduct {
   Teuchos::Array<std::size_t> m_send_counts, m_receive_counts;
   std::vector<std::size_t> m_kept_positions, m_received_positions;
   Kokkos::View<S*, Kokkos::HostSpace> m_send_values, m_receive_values;
-  std::size_t m_p_nnz = 0, m_a_nnz = 0, m_rows = 0;
+  // nnz of P's local rows and of the second operand's (M's, or A's in one pass), and P's local rows.
+  std::size_t m_p_nnz = 0, m_second_nnz = 0, m_rows = 0;
   bool m_fused = false;
   const Matrix* m_c = nullptr;
   PhaseTimes m_times;

@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -26,7 +25,6 @@ template <class ExecSpace, TriplePass Pass, class RMatrix, class AMatrix, class 
 struct TripleRowKernel {
   using Ordinal = typename AcMatrix::ordinal_type;
   using Scalar = typename AcMatrix::scalar_type;
-  static_assert(std::is_signed<Ordinal>::value, "the stamps' two signs tell the counting pass from the others");
   using Space = typename ExecSpace::memory_space;
 
   /// Rows a work item takes: a token taken once serves a block of short rows.
@@ -41,11 +39,30 @@ struct TripleRowKernel {
   typename AcMatrix::row_map_type ac_rows;
   typename AcMatrix::entries_type ac_cols;
   typename AcMatrix::values_type ac_vals;
-  Kokkos::View<Ordinal**, Kokkos::LayoutRight, Space>
-      stamps;  // per token: the row (plus one) that last touched each column of P
-  Kokkos::View<Scalar**, Kokkos::LayoutRight, Space> sums;  // per token: each column's sum in that row
-  Kokkos::View<int, Space> missed;  // Refresh: a column of Ac that no product reached (a changed structure)
+  // Per token: the row (plus one, unique to it: no slot is ever cleared) that last touched each column of P, and
+  // that column's sum in the row.
+  Kokkos::View<Ordinal**, Kokkos::LayoutRight, Space> stamps;
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, Space> sums;
+  Kokkos::View<int, Space> missed;  // a column of Ac that no product reached (a changed structure)
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
+
+  /// A pass's kernel with its workspace: a stamp (zeroed) and, but for Count, a sum per column of P and token.
+  static TripleRowKernel make(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p,
+                              const typename AcMatrix::row_map_type& ac_rows,
+                              const typename AcMatrix::entries_type& ac_cols = {},
+                              const typename AcMatrix::values_type& ac_vals = {}) {
+    TripleRowKernel k{r, a, p, ac_rows, ac_cols, ac_vals};
+    k.token = Kokkos::Experimental::UniqueToken<ExecSpace>(exec);
+    const auto tokens = static_cast<std::size_t>(k.token.size());
+    const auto width = static_cast<std::size_t>(p.num_cols());
+    k.stamps = decltype(k.stamps)("KokkosSpGEMM::TripleRows::stamps", tokens, width);
+    if (Pass != TriplePass::Count) {
+      k.sums = decltype(k.sums)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::sums"),
+                                tokens, width);
+    }
+    k.missed = decltype(k.missed)("KokkosSpGEMM::TripleRows::missed");
+    return k;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item) const {
     const std::int64_t begin = item * rows_per_item;
@@ -63,32 +80,10 @@ struct TripleRowKernel {
     token.release(t);
   }
 
-  KOKKOS_INLINE_FUNCTION void count(const Ordinal i, Ordinal* stamp) const {
-    const Ordinal s = i + 1;  // unique to the row: no slot is ever cleared
-    const auto* r_rows = r.row_map().data();
-    const Ordinal* r_cols = r.entries().data();
-    const auto* a_rows = a.row_map().data();
-    const Ordinal* a_cols = a.entries().data();
-    const auto* p_rows = p.row_map().data();
-    const Ordinal* p_cols = p.entries().data();
-    std::int64_t n = 0;
-    for (auto e = r_rows[i]; e < r_rows[i + 1]; ++e) {
-      const Ordinal k = r_cols[e];
-      for (auto f = a_rows[k]; f < a_rows[k + 1]; ++f) {
-        const Ordinal l = a_cols[f];
-        for (auto g = p_rows[l]; g < p_rows[l + 1]; ++g) {
-          const Ordinal col = p_cols[g];
-          n += stamp[col] != s;
-          stamp[col] = s;
-        }
-      }
-    }
-    ac_rows(i + 1) = static_cast<typename AcMatrix::offset_type>(n);
-  }
-
-  KOKKOS_INLINE_FUNCTION void accumulate(const Ordinal i, Ordinal* stamp, Scalar* sum) const {
-    // Fill and Refresh use the stamps' other sign, so that Fill follows Count on the same stamps unchanged.
-    const Ordinal s = -(i + 1);
+  /// Calls f(column, R(i,k) * A(k,l) * P(l,column)) for each product of row i (Count's calls leave the values unused,
+  /// and the compiler their loads).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_product(const Ordinal i, F&& f) const {
     const auto* r_rows = r.row_map().data();
     const Ordinal* r_cols = r.entries().data();
     const auto* r_vals = r.values().data();
@@ -98,33 +93,47 @@ struct TripleRowKernel {
     const auto* p_rows = p.row_map().data();
     const Ordinal* p_cols = p.entries().data();
     const auto* p_vals = p.values().data();
+    for (auto e = r_rows[i]; e < r_rows[i + 1]; ++e) {
+      const Ordinal k = r_cols[e];
+      const Scalar rv = r_vals[e];
+      for (auto g = a_rows[k]; g < a_rows[k + 1]; ++g) {
+        const Ordinal l = a_cols[g];
+        const Scalar ra = rv * a_vals[g];
+        for (auto h = p_rows[l]; h < p_rows[l + 1]; ++h) f(p_cols[h], ra * p_vals[h]);
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void count(const Ordinal i, Ordinal* stamp) const {
+    const Ordinal s = i + 1;
+    std::int64_t n = 0;
+    for_each_product(i, [&](const Ordinal col, const Scalar) {
+      n += stamp[col] != s;
+      stamp[col] = s;
+    });
+    ac_rows(i + 1) = static_cast<typename AcMatrix::offset_type>(n);
+  }
+
+  KOKKOS_INLINE_FUNCTION void accumulate(const Ordinal i, Ordinal* stamp, Scalar* sum) const {
+    const Ordinal s = i + 1;
     Ordinal* cols = ac_cols.data() + ac_rows(i);
     Scalar* vals = ac_vals.data() + ac_rows(i);
     const std::int64_t size = ac_rows(i + 1) - ac_rows(i);
     std::int64_t n = 0;
-    for (auto e = r_rows[i]; e < r_rows[i + 1]; ++e) {
-      const Ordinal k = r_cols[e];
-      const Scalar rv = r_vals[e];
-      for (auto f = a_rows[k]; f < a_rows[k + 1]; ++f) {
-        const Ordinal l = a_cols[f];
-        const Scalar ra = rv * a_vals[f];
-        for (auto g = p_rows[l]; g < p_rows[l + 1]; ++g) {
-          const Ordinal col = p_cols[g];
-          const Scalar x = ra * p_vals[g];
-          if (stamp[col] != s) {
-            stamp[col] = s;
-            sum[col] = x;
-            if (Pass == TriplePass::Fill && n < size) cols[n] = col;
-            ++n;
-          } else {
-            sum[col] += x;
-          }
-        }
+    for_each_product(i, [&](const Ordinal col, const Scalar x) {
+      if (stamp[col] != s) {
+        stamp[col] = s;
+        sum[col] = x;
+        if (Pass == TriplePass::Fill && n < size) cols[n] = col;
+        ++n;
+      } else {
+        sum[col] += x;
       }
-    }
+    });
     if constexpr (Pass == TriplePass::Fill) {
-      if (!insertion_sorted(cols, size, insertion_moves_per_entry))
+      if (!insertion_sorted(cols, size, insertion_moves_per_entry)) {
         sort_row_sequential(cols, static_cast<Scalar*>(nullptr), size);
+      }
     }
     bool ok = n == size;
     for (std::int64_t j = 0; j < size; ++j) {
@@ -146,23 +155,15 @@ struct TripleRowKernel {
 /// Ac = R*A*P (Ac's structure and values; rows sorted) through TripleRowKernel. Ac's views are allocated here.
 template <class ExecSpace, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
 void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p, AcMatrix& ac) {
-  using Counter = TripleRowKernel<ExecSpace, TriplePass::Count, RMatrix, AMatrix, PMatrix, AcMatrix>;
-  using Filler = TripleRowKernel<ExecSpace, TriplePass::Fill, RMatrix, AMatrix, PMatrix, AcMatrix>;
   using Offset = typename AcMatrix::offset_type;
   KOKKOSSPGEMM_REQUIRE(r.num_cols() == a.num_rows() && a.num_cols() == p.num_rows(), DimensionMismatch,
                        "triple_rows_product",
                        "R is " << r.num_rows() << " x " << r.num_cols() << ", A is " << a.num_rows() << " x "
                                << a.num_cols() << ", P is " << p.num_rows() << " x " << p.num_cols());
-  Counter k{r, a, p};
-  k.token = Kokkos::Experimental::UniqueToken<ExecSpace>(exec);
-  const auto tokens = static_cast<std::size_t>(k.token.size());
-  const auto width = static_cast<std::size_t>(p.num_cols());
-  k.ac_rows = typename AcMatrix::row_map_type("KokkosSpGEMM::TripleRows::row_map", std::size_t(r.num_rows()) + 1);
-  k.stamps = decltype(k.stamps)("KokkosSpGEMM::TripleRows::stamps", tokens, width);
-  k.missed = decltype(k.missed)("KokkosSpGEMM::TripleRows::missed");
-  k.run(exec);
+  const typename AcMatrix::row_map_type rows("KokkosSpGEMM::TripleRows::row_map", std::size_t(r.num_rows()) + 1);
+  TripleRowKernel<ExecSpace, TriplePass::Count, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, rows)
+      .run(exec);
   Offset total = 0;
-  const auto rows = k.ac_rows;
   Kokkos::parallel_scan(
       "KokkosSpGEMM::TripleRows::row_map", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::int64_t(r.num_rows()) + 1),
       KOKKOS_LAMBDA(const std::int64_t i, Offset& partial, const bool final) {
@@ -170,36 +171,26 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
         if (final) rows(i) = partial;
       },
       total);
-  k.ac_cols = typename AcMatrix::entries_type(
+  const typename AcMatrix::entries_type cols(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::entries"), std::size_t(total));
-  k.ac_vals = typename AcMatrix::values_type(
+  const typename AcMatrix::values_type vals(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::values"), std::size_t(total));
-  Filler fill{r, a, p, k.ac_rows, k.ac_cols, k.ac_vals, k.stamps};
-  fill.sums = decltype(fill.sums)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::sums"),
-                                  tokens, width);
-  fill.missed = k.missed;
-  fill.token = k.token;
-  fill.run(exec);
-  ac = AcMatrix(r.num_rows(), p.num_cols(), k.ac_rows, k.ac_cols, k.ac_vals);
+  TripleRowKernel<ExecSpace, TriplePass::Fill, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, rows, cols,
+                                                                                          vals)
+      .run(exec);
+  ac = AcMatrix(r.num_rows(), p.num_cols(), rows, cols, vals);
 }
 
 /// New values of R, A and P (same structures) into ac's values. False when a column of Ac was not reached (a
 /// structure changed): ac's values are then not valid.
 template <class ExecSpace, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
 bool triple_rows_refresh(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p, AcMatrix& ac) {
-  using Kernel = TripleRowKernel<ExecSpace, TriplePass::Refresh, RMatrix, AMatrix, PMatrix, AcMatrix>;
   if (r.num_cols() != a.num_rows() || a.num_cols() != p.num_rows() || ac.num_rows() != r.num_rows() ||
       ac.num_cols() != p.num_cols()) {
     return false;
   }
-  Kernel k{r, a, p, ac.row_map(), ac.entries(), ac.values()};
-  k.token = Kokkos::Experimental::UniqueToken<ExecSpace>(exec);
-  const auto tokens = static_cast<std::size_t>(k.token.size());
-  const auto width = static_cast<std::size_t>(p.num_cols());
-  k.stamps = decltype(k.stamps)("KokkosSpGEMM::TripleRows::stamps", tokens, width);
-  k.sums = decltype(k.sums)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::sums"), tokens,
-                            width);
-  k.missed = decltype(k.missed)("KokkosSpGEMM::TripleRows::missed");
+  const auto k = TripleRowKernel<ExecSpace, TriplePass::Refresh, RMatrix, AMatrix, PMatrix, AcMatrix>::make(
+      exec, r, a, p, ac.row_map(), ac.entries(), ac.values());
   k.run(exec);
   int missed = 0;
   Kokkos::deep_copy(exec, missed, k.missed);
