@@ -332,6 +332,9 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.widehash = true;
     } else if (k == "--repeat" && i + 1 < argc) {
       args.repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (k == "--cache-limit" && i + 1 < argc) {
+      // The library's temporary cache (KokkosSpGEMM_TemporaryCache.hpp); 0 measures calls without it.
+      KokkosSpGEMM::set_temporary_cache_limit(static_cast<std::size_t>(std::atoll(argv[++i])));
     } else if (k == "--csv" && i + 1 < argc) {
       args.csv = argv[++i];
     } else if (k == "--matrices" && i + 1 < argc) {
@@ -353,8 +356,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
     } else if (k.rfind("--kokkos", 0) != 0) {
       std::fprintf(
           stderr,
-          "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--widehash] [--repeat N] [--csv "
-          "FILE] [--matrices DIR] "
+          "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--widehash] [--repeat N] "
+          "[--cache-limit BYTES] [--csv FILE] [--matrices DIR] "
           "[--case NAME]... [--matrix FILE]... "
           "[--methods a,b|all] [--export DIR]\n",
           argv[0]);

@@ -374,10 +374,11 @@ TEST(TEST_CATEGORY, workspace_allocation_failure_is_out_of_memory) {
   EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok);
 }
 
-/// Whether the library's temporary cache serves exec: CUDA devices with stream-ordered memory pools.
+/// Whether the library's temporary cache serves exec: host spaces, and CUDA devices with stream-ordered memory
+/// pools.
 template <class Exec>
 bool temporary_cache_serves(const Exec&) {
-  return false;
+  return std::is_same<typename Exec::memory_space, Kokkos::HostSpace>::value;
 }
 #if defined(KOKKOS_ENABLE_CUDA)
 inline bool temporary_cache_serves(const Kokkos::Cuda& exec) {
@@ -391,7 +392,7 @@ TEST(TEST_CATEGORY, temporary_cache_keeps_blocks_up_to_its_limit) {
   using Exec = TEST_EXECSPACE;
   Exec exec;
   const bool cached = temporary_cache_serves(exec);
-  // 2^12 rows: the symbolic phase's block (16 bytes a row and more) is the cache's on CUDA.
+  // 2^12 rows: the symbolic phase's block (16 bytes a row and more) is the cache's.
   const auto a = KokkosSpGEMM::rmat<double, int, int>(12, 8, 6);
   const auto da = KokkosSpGEMM::copy_to(exec, a);
   auto c = KokkosSpGEMM::spgemm(exec, da, da);
@@ -411,6 +412,31 @@ TEST(TEST_CATEGORY, temporary_cache_keeps_blocks_up_to_its_limit) {
     c = KokkosSpGEMM::spgemm(exec, da, da);
     EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok) << "run " << run;
   }
+  KokkosSpGEMM::set_temporary_cache_limit(KokkosSpGEMM::Impl::default_temporary_cache_bytes);
+}
+
+TEST(TEST_CATEGORY, host_temporary_cache_hands_out_kept_blocks_and_frees_the_oldest_past_its_limit) {
+  auto& blocks = KokkosSpGEMM::Impl::HostBlocks::instance();
+  KokkosSpGEMM::release_temporary_cache();
+  const std::size_t before = blocks.reserved();  // blocks in use elsewhere (none between calls)
+  constexpr std::size_t mib = std::size_t(1) << 20;
+  KokkosSpGEMM::set_temporary_cache_limit(3 * mib);
+  char* a = static_cast<char*>(blocks.take(mib, "a"));
+  char* b = static_cast<char*>(blocks.take(2 * mib, "b"));
+  a[mib - 1] = b[2 * mib - 1] = 1;  // every byte asked for is there (ASan checks)
+  blocks.give(a, "a");
+  blocks.give(b, "b");
+  EXPECT_EQ(blocks.reserved(), before + 3 * mib) << "both fit the limit: kept";
+  // The best fit of at most twice the size: a for a smaller request, a fresh block for one past twice a's size.
+  EXPECT_EQ(blocks.take(mib / 2 + 1, "c"), static_cast<void*>(a));
+  blocks.give(a, "c");
+  // A lower limit frees the oldest kept block first (b; a was handed back since).
+  KokkosSpGEMM::set_temporary_cache_limit(mib);
+  EXPECT_EQ(blocks.reserved(), before + mib);
+  void* d = blocks.take(4 * mib, "d");
+  EXPECT_NE(d, static_cast<void*>(a));
+  blocks.give(d, "d");
+  EXPECT_EQ(blocks.reserved(), before) << "a block past the limit is freed, and the older one before it";
   KokkosSpGEMM::set_temporary_cache_limit(KokkosSpGEMM::Impl::default_temporary_cache_bytes);
 }
 

@@ -7,8 +7,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -18,12 +24,182 @@ namespace Impl {
 
 constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
 
-/// Blocks of device memory in stream order on an execution space instance; allocate returns nullptr where the
-/// backend or device has no such pool (the caller then allocates a Kokkos view).
+/// Host arrays of at least this many bytes are backed by huge pages where Linux offers them on request
+/// (transparent huge pages in madvise mode): first touch of C's arrays then faults once per 2 MiB instead of per
+/// 4 KiB (measured in docs/performance.md). 4 MiB because NumPy asks the same from that size.
+constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
+
+/// Asks for huge pages under fresh host memory (see huge_page_min_bytes); nothing where refused.
+inline void advise_huge_pages(void* data, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < huge_page_min_bytes) return;
+  constexpr std::uintptr_t page = std::uintptr_t(2) << 20;
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes) / page * page;
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+/// advise_huge_pages under a fresh host view; nothing for views elsewhere.
+template <class View>
+void advise_huge_pages(const View& view) {
+  if constexpr (std::is_same<typename View::memory_space, Kokkos::HostSpace>::value) {
+    advise_huge_pages(const_cast<void*>(static_cast<const void*>(view.data())),
+                      view.span() * sizeof(typename View::value_type));
+  }
+}
+
+/// The host side of the temporary cache: freed blocks of host memory kept for later calls, up to the limit. A fresh
+/// block costs a page fault per page at first touch (per 2 MiB page with huge pages), which on small products and on
+/// many threads (each thread's dense accumulator) took much of a call's time; a kept block is touched already. Host
+/// spaces finish their work inside each call, so a block handed back is free at once.
+class HostBlocks {
+ public:
+  /// Never destroyed: a handle that outlives main's other statics may still hand a block back.
+  static HostBlocks& instance() {
+    static HostBlocks* h = new HostBlocks;
+    return *h;
+  }
+
+  /// A block of at least `bytes` (256-byte aligned): a kept one of at most twice the size, else a fresh one.
+  void* take(std::size_t bytes, const char* label) {
+    bytes = round_up(bytes);
+    void* p = nullptr;
+    {
+      std::lock_guard<std::mutex> guard(m_lock);
+      auto best = m_free.end();
+      for (auto it = m_free.begin(); it != m_free.end(); ++it) {
+        if (it->second >= bytes && it->second <= 2 * bytes && (best == m_free.end() || it->second < best->second)) {
+          best = it;
+        }
+      }
+      if (best != m_free.end()) {
+        p = best->first;
+        bytes = best->second;  // what give reports freed
+        m_used.emplace(p, bytes);
+        m_free_bytes -= best->second;
+        m_free.erase(best);
+      }
+    }
+    if (p == nullptr) {
+      p = std::aligned_alloc(256, bytes);
+      if (p == nullptr) {
+        throw std::runtime_error(std::string(label) + " failed to allocate " + std::to_string(bytes) +
+                                 " bytes of host memory");
+      }
+      advise_huge_pages(p, bytes);
+      std::lock_guard<std::mutex> guard(m_lock);
+      m_used.emplace(p, bytes);
+      // The kept blocks go back to the system when Kokkos finalizes (its hooks are cleared then).
+      if (!m_hooked) {
+        m_hooked = true;
+        Kokkos::push_finalize_hook([] {
+          instance().trim();
+          std::lock_guard<std::mutex> hook_guard(instance().m_lock);
+          instance().m_hooked = false;
+        });
+      }
+    }
+    // Kokkos Tools see the block as they see a view's allocation (memory high-water tools, perf_tests).
+    if (Kokkos::Profiling::profileLibraryLoaded()) {
+      Kokkos::Profiling::allocateData(Kokkos::Profiling::make_space_handle(Kokkos::HostSpace::name()), label, p, bytes);
+    }
+    return p;
+  }
+
+  /// Hands p back: kept as the newest block, the oldest kept ones freed past the limit (sizes follow the problems
+  /// of the latest calls).
+  void give(void* p, const char* label) {
+    std::size_t bytes = 0;
+    std::vector<void*> freed;
+    {
+      std::lock_guard<std::mutex> guard(m_lock);
+      const auto found = m_used.find(p);
+      if (found == m_used.end()) return;
+      bytes = found->second;
+      m_used.erase(found);
+      m_free.emplace_back(p, bytes);
+      m_free_bytes += bytes;
+      evict(freed);
+    }
+    if (Kokkos::Profiling::profileLibraryLoaded()) {
+      Kokkos::Profiling::deallocateData(Kokkos::Profiling::make_space_handle(Kokkos::HostSpace::name()), label, p,
+                                        bytes);
+    }
+    for (void* q : freed) std::free(q);
+  }
+
+  void set_limit(std::size_t bytes) {
+    std::vector<void*> freed;
+    {
+      std::lock_guard<std::mutex> guard(m_lock);
+      m_limit = bytes;
+      evict(freed);
+    }
+    for (void* q : freed) std::free(q);
+  }
+
+  /// Bytes held, in use or kept.
+  std::size_t reserved() {
+    std::lock_guard<std::mutex> guard(m_lock);
+    std::size_t sum = m_free_bytes;
+    for (const auto& block : m_used) sum += block.second;
+    return sum;
+  }
+
+  /// Frees the kept blocks.
+  void trim() {
+    std::lock_guard<std::mutex> guard(m_lock);
+    for (const auto& block : m_free) std::free(block.first);
+    m_free.clear();
+    m_free_bytes = 0;
+  }
+
+ private:
+  static std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+  /// Takes the oldest kept blocks off the list until the rest fit the limit (the caller frees them unlocked).
+  void evict(std::vector<void*>& freed) {
+    std::size_t drop = 0;
+    while (drop < m_free.size() && m_free_bytes > m_limit) {
+      m_free_bytes -= m_free[drop].second;
+      freed.push_back(m_free[drop++].first);
+    }
+    m_free.erase(m_free.begin(), m_free.begin() + static_cast<std::ptrdiff_t>(drop));
+  }
+  std::mutex m_lock;
+  std::vector<std::pair<void*, std::size_t>> m_free;
+  std::map<void*, std::size_t> m_used;
+  std::size_t m_free_bytes = 0;
+  std::size_t m_limit = default_temporary_cache_bytes;
+  bool m_hooked = false;
+};
+
+/// Blocks of temporary memory for an execution space instance, handed back in its order (KokkosSpGEMM_Workspace.hpp):
+/// from HostBlocks on host spaces, from a stream-ordered pool on CUDA (below); allocate returns nullptr where the
+/// backend or device has no such cache (the caller then allocates a Kokkos view).
 template <class ExecSpace>
 struct BlockCache {
-  static void* allocate(const ExecSpace&, std::size_t, const char* = "") { return nullptr; }
-  static void release(const ExecSpace&, void*, std::size_t, const char* = "") {}
+  static constexpr bool host = std::is_same<typename ExecSpace::memory_space, Kokkos::HostSpace>::value;
+  static void* allocate(const ExecSpace&, std::size_t bytes, const char* label = "KokkosSpGEMM::Workspace") {
+    if constexpr (host) {
+      return HostBlocks::instance().take(bytes, label);
+    } else {
+      (void)bytes;
+      (void)label;
+      return nullptr;
+    }
+  }
+  static void release(const ExecSpace&, void* p, std::size_t, const char* label = "KokkosSpGEMM::Workspace") {
+    if constexpr (host) {
+      HostBlocks::instance().give(p, label);
+    } else {
+      (void)p;
+      (void)label;
+    }
+  }
 };
 
 /// A mark in an execution space instance's queue: done() tells without waiting whether the work queued before
@@ -229,44 +405,21 @@ using Range = Kokkos::RangePolicy<ExecSpace, LightWeight, Traits...>;
 template <class ExecSpace, class... Traits>
 using Teams = Kokkos::TeamPolicy<ExecSpace, LightWeight, Traits...>;
 
-/// Host arrays of at least this many bytes are backed by huge pages where Linux offers them on request
-/// (transparent huge pages in madvise mode): first touch of C's arrays then faults once per 2 MiB instead of per
-/// 4 KiB (measured in docs/performance.md). 4 MiB because NumPy asks the same from that size.
-constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
-
-/// Asks for huge pages under a fresh host view (see huge_page_min_bytes); nothing elsewhere or where refused.
-template <class View>
-void advise_huge_pages(const View& view) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if constexpr (std::is_same<typename View::memory_space, Kokkos::HostSpace>::value) {
-    const std::size_t bytes = view.span() * sizeof(typename View::value_type);
-    if (bytes < huge_page_min_bytes) return;
-    constexpr std::uintptr_t page = std::uintptr_t(2) << 20;
-    const auto begin = reinterpret_cast<std::uintptr_t>(view.data());
-    const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes) / page * page;
-    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-  }
-#else
-  (void)view;
-#endif
-}
-
-/// The temporary cache's limit, holdings and trim (KokkosSpGEMM_TemporaryCache.hpp): a pool a device on CUDA, none
-/// elsewhere.
+/// The temporary cache's limit, holdings and trim (KokkosSpGEMM_TemporaryCache.hpp): HostBlocks for host spaces,
+/// and a pool a device on CUDA.
 inline void block_cache_set_limit(std::size_t bytes) {
+  HostBlocks::instance().set_limit(bytes);
 #if defined(KOKKOS_ENABLE_CUDA)
   CudaPools::instance().set_limit(bytes);
-#else
-  (void)bytes;
 #endif
 }
 
 inline std::size_t block_cache_reserved() {
+  std::size_t bytes = HostBlocks::instance().reserved();
 #if defined(KOKKOS_ENABLE_CUDA)
-  return CudaPools::instance().reserved();
-#else
-  return 0;
+  bytes += CudaPools::instance().reserved();
 #endif
+  return bytes;
 }
 
 inline void block_cache_trim() {
@@ -274,6 +427,7 @@ inline void block_cache_trim() {
   Kokkos::fence("KokkosSpGEMM::release_temporary_cache");
   CudaPools::instance().trim();
 #endif
+  HostBlocks::instance().trim();
 }
 
 }  // namespace Impl
