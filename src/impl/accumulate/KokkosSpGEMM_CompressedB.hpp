@@ -19,6 +19,18 @@ KOKKOS_INLINE_FUNCTION bool opens_run(const Cols& cols, std::int64_t start, std:
   return j == start || (cols(j) >> 6) != (cols(j - 1) >> 6);
 }
 
+/// The runs of row k of B.
+template <class Rows, class Cols>
+struct RunCount {
+  Rows rows;
+  Cols cols;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(const std::int64_t k) const {
+    std::int64_t n = 0;
+    for (std::int64_t j = rows(k); j < static_cast<std::int64_t>(rows(k + 1)); ++j) n += opens_run(cols, rows(k), j);
+    return n;
+  }
+};
+
 /// Gives v its compressed B (bc_rows, bc_words, bc_masks) when B shrinks by at least min_ratio (0: never), the
 /// products it saves (products x (1 - runs / nnz(B))) outnumber the two passes over B that make it, and it takes at
 /// most max_bytes (0: no limit); returns the bytes it takes (0: B kept as it is). Rows need not
@@ -34,33 +46,29 @@ std::size_t compress_b(const ExecSpace& exec, Views& v, std::int64_t products, d
   if (min_ratio <= 0 || b_rows == 0 || nnz == 0 || (min_ratio > 1 && products < 2 * nnz)) return 0;
   const std::size_t row_bytes = static_cast<std::size_t>(b_rows + 1) * sizeof(std::int64_t);
   if (max_bytes > 0 && row_bytes > max_bytes) return 0;
-  Kokkos::View<std::int64_t*, Space> offsets(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::CompressedB::rows"), b_rows + 1);
   const auto rows = v.b_rows;
   const auto cols = v.b_cols;
+  const RunCount<decltype(rows), decltype(cols)> runs_of{rows, cols};
+  // Counted first without the row offsets: where B does not shrink (a tentative prolongator's rows of one entry),
+  // their fresh array's first touch cost more than the count.
   std::int64_t runs = 0;
   Kokkos::parallel_reduce(
       "KokkosSpGEMM::CompressedB::count", Impl::Range<ExecSpace>(exec, 0, b_rows),
-      KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& sum) {
-        std::int64_t n = 0;
-        for (std::int64_t j = rows(k); j < static_cast<std::int64_t>(rows(k + 1)); ++j)
-          n += opens_run(cols, rows(k), j);
-        offsets(k + 1) = n;
-        if (k == 0) offsets(0) = 0;
-        sum += n;
-      },
-      runs);
+      KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& sum) { sum += runs_of(k); }, runs);
   const std::size_t bytes = row_bytes + static_cast<std::size_t>(runs) * (sizeof(Ordinal) + sizeof(std::uint64_t));
   const double saved = static_cast<double>(products) * (1.0 - static_cast<double>(runs) / static_cast<double>(nnz));
   if (static_cast<double>(nnz) < min_ratio * static_cast<double>(runs) || (min_ratio > 1 && saved < 2.0 * nnz) ||
       (max_bytes > 0 && bytes > max_bytes)) {
     return 0;
   }
+  Kokkos::View<std::int64_t*, Space> offsets(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::CompressedB::rows"), b_rows + 1);
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::CompressedB::offsets", Impl::Range<ExecSpace>(exec, 1, b_rows + 1),
+      "KokkosSpGEMM::CompressedB::offsets", Impl::Range<ExecSpace>(exec, 0, b_rows),
       KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& partial, const bool final) {
-        partial += offsets(k);
-        if (final) offsets(k) = partial;
+        partial += runs_of(k);
+        if (final) offsets(k + 1) = partial;
+        if (final && k == 0) offsets(0) = 0;
       });
   Kokkos::View<Ordinal*, Space> words(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::CompressedB::words"), runs);
