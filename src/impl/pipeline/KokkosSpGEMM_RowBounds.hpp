@@ -20,6 +20,32 @@ struct RowBoundsTotals {
 /// (RowBounds): a lane walks a row's entries one dependent gather after another.
 constexpr std::int64_t row_bounds_lane_steps = 64;
 
+/// compute_row_bounds on CPUs, where a thread owns its rows: one flat pass that also gives the totals (a team's
+/// scratch, barriers and a second pass for the totals cost as much as this pass's loads on rows of a few entries).
+template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
+RowBoundsTotals host_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
+                                const ProductsView& products) {
+  using Ordinal = typename AMatrix::ordinal_type;
+  const auto a_rows = a.row_map();
+  const auto a_cols = a.entries();
+  const auto b_rows = b.row_map();
+  RowBoundsTotals t;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::RowBounds::products", Impl::Range<ExecSpace>(exec, 0, static_cast<std::int64_t>(a.num_rows())),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, std::int64_t& mx) {
+        std::int64_t p = 0;
+        for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {
+          const Ordinal k = a_cols(e);
+          p += static_cast<std::int64_t>(b_rows(k + 1) - b_rows(k));
+        }
+        products(i) = p;
+        sum += p;
+        if (p > mx) mx = p;
+      },
+      t.products, Kokkos::Max<std::int64_t>(t.max_products));
+  return t;
+}
+
 /// Fills products(i) = sum over a_ik of nnz(B(k,:)) and, with `totals`, returns their sum and maximum (a reduction
 /// the host waits for; the binning's count pass gives them with its counts otherwise: RowBins). On GPUs a row's
 /// entries are split over vector lanes, one for every 8 entries of the mean row of A (a power of two up to a warp):
@@ -40,6 +66,10 @@ RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, cons
   const auto b_rows = b.row_map();
   const std::int64_t rows = a.num_rows();
   using Traits = BackendTraits<ExecSpace>;
+  if constexpr (!Traits::is_gpu) {
+    (void)totals;
+    return host_row_bounds(exec, a, b, products);
+  }
   const std::int64_t mean_a = rows > 0 ? (static_cast<std::int64_t>(a_cols.extent(0)) + rows - 1) / rows : 1;
   // The largest power of two at most mean_a / 8 (at least 1), within a warp.
   const std::uint64_t wanted = static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_a / 8));
