@@ -90,7 +90,6 @@ class HostBlocks {
         throw std::runtime_error(std::string(label) + " failed to allocate " + std::to_string(bytes) +
                                  " bytes of host memory");
       }
-      advise_huge_pages(p, bytes);
       std::lock_guard<std::mutex> guard(m_lock);
       m_used.emplace(p, bytes);
       // The kept blocks go back to the system when Kokkos finalizes (its hooks are cleared then).
