@@ -24,38 +24,10 @@ namespace Impl {
 
 constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
 
-/// Host arrays of at least this many bytes are backed by huge pages where Linux offers them on request
-/// (transparent huge pages in madvise mode): first touch of C's arrays then faults once per 2 MiB instead of per
-/// 4 KiB (measured in docs/performance.md). 4 MiB because NumPy asks the same from that size.
-constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
-
-/// Asks for huge pages under fresh host memory (see huge_page_min_bytes); nothing where refused.
-inline void advise_huge_pages(void* data, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (bytes < huge_page_min_bytes) return;
-  constexpr std::uintptr_t page = std::uintptr_t(2) << 20;
-  const auto begin = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes) / page * page;
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
-/// advise_huge_pages under a fresh host view; nothing for views elsewhere.
-template <class View>
-void advise_huge_pages(const View& view) {
-  if constexpr (std::is_same<typename View::memory_space, Kokkos::HostSpace>::value) {
-    advise_huge_pages(const_cast<void*>(static_cast<const void*>(view.data())),
-                      view.span() * sizeof(typename View::value_type));
-  }
-}
-
 /// The host side of the temporary cache: freed blocks of host memory kept for later calls, up to the limit. A fresh
-/// block costs a page fault per page at first touch (per 2 MiB page with huge pages), which on small products and on
-/// many threads (each thread's dense accumulator) took much of a call's time; a kept block is touched already. Host
-/// spaces finish their work inside each call, so a block handed back is free at once.
+/// block costs a page fault per page at first touch, which on small products and on many threads (each thread's dense
+/// accumulator) took much of a call's time; a kept block is touched already. Host spaces finish their work inside each
+/// call, so a block handed back is free at once.
 class HostBlocks {
  public:
   /// Never destroyed: a handle that outlives main's other statics may still hand a block back.
@@ -403,6 +375,28 @@ template <class ExecSpace, class... Traits>
 using Range = Kokkos::RangePolicy<ExecSpace, LightWeight, Traits...>;
 template <class ExecSpace, class... Traits>
 using Teams = Kokkos::TeamPolicy<ExecSpace, LightWeight, Traits...>;
+
+/// Host arrays of at least this many bytes are backed by huge pages where Linux offers them on request
+/// (transparent huge pages in madvise mode): first touch of C's arrays then faults once per 2 MiB instead of per
+/// 4 KiB (measured in docs/performance.md). 4 MiB because NumPy asks the same from that size.
+constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
+
+/// Asks for huge pages under a fresh host view (see huge_page_min_bytes); nothing elsewhere or where refused.
+template <class View>
+void advise_huge_pages(const View& view) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if constexpr (std::is_same<typename View::memory_space, Kokkos::HostSpace>::value) {
+    const std::size_t bytes = view.span() * sizeof(typename View::value_type);
+    if (bytes < huge_page_min_bytes) return;
+    constexpr std::uintptr_t page = std::uintptr_t(2) << 20;
+    const auto begin = reinterpret_cast<std::uintptr_t>(view.data());
+    const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes) / page * page;
+    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  }
+#else
+  (void)view;
+#endif
+}
 
 /// The temporary cache's limit, holdings and trim (KokkosSpGEMM_TemporaryCache.hpp): HostBlocks for host spaces,
 /// and a pool a device on CUDA.
