@@ -198,6 +198,7 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
       measure_ours(variant.first, variant.second, KokkosSpGEMM::CoreMethods());
     }
   }
+  if (args.ours_only) return;
   const std::int64_t products = results.back().products;
   if (ref.available && products <= 20000000) {
     // The serial reference itself, as the slowest peer (one run; small cases only).

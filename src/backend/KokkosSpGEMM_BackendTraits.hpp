@@ -290,6 +290,10 @@ struct BackendTraits {
   /// Items of a flat pass (input checks) per work item: a CPU thread loops over a block, which vectorizes; a GPU
   /// thread takes one item or a few adjacent ones.
   static constexpr std::int64_t flat_items_per_work_item = 4096;
+  /// Launch bounds of the thread-row hash kernels: threads a team at most and teams a multiprocessor at least (the
+  /// compiler then caps registers to fit them); 0 and 0: none.
+  static constexpr int thread_rows_max_threads = 0;
+  static constexpr int thread_rows_min_teams = 0;
   static const char* name() { return "Host"; }
   /// Teams of `threads` threads, each with `scratch` bytes of team scratch, that run at once (registers aside).
   template <class Exec>
@@ -330,6 +334,10 @@ struct BackendTraits<Kokkos::Cuda> {
   static constexpr int teams_per_concurrency = 1;
   // A thread's 4 adjacent items read as one loop: fewer threads to reduce, and still coalesced.
   static constexpr std::int64_t flat_items_per_work_item = 4;
+  // Six teams of 256 threads a multiprocessor (40 registers a thread): a thread row waits on shared-memory atomics
+  // and on B's rows, and more resident warps hide that; left to itself the compiler took 48-61 registers.
+  static constexpr int thread_rows_max_threads = 256;
+  static constexpr int thread_rows_min_teams = 6;
   static const char* name() { return "Cuda"; }
   static std::int64_t resident_teams(const Kokkos::Cuda& exec, int threads, std::size_t scratch) {
     const cudaDeviceProp& p = exec.cuda_device_prop();
@@ -353,6 +361,8 @@ struct BackendTraits<Kokkos::HIP> {
   static constexpr int scratch_bytes_per_team = 64 * 1024;
   static constexpr int teams_per_concurrency = 1;
   static constexpr std::int64_t flat_items_per_work_item = 1;
+  static constexpr int thread_rows_max_threads = 0;
+  static constexpr int thread_rows_min_teams = 0;
   static const char* name() { return "HIP"; }
   static std::int64_t resident_teams(const Kokkos::HIP& exec, int threads, std::size_t scratch) {
     // A CDNA compute unit: 2,048 threads (32 wavefronts of 64) and 64 KiB of LDS.

@@ -52,6 +52,17 @@ KOKKOS_INLINE_FUNCTION constexpr int bit_width_u64(std::uint64_t x) {
   return w;
 }
 
+// bit_width of x in one instruction where there is one: for device code that needs it per row (bit_width_u64 loops).
+KOKKOS_INLINE_FUNCTION int bit_width_u32(std::uint32_t x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return 32 - __clz(static_cast<int>(x));
+#elif defined(__GNUC__) || defined(__clang__)
+  return x == 0 ? 0 : 32 - __builtin_clz(x);
+#else
+  return bit_width_u64(x);
+#endif
+}
+
 // Index of the lowest set bit of x != 0 (Kokkos 3.4 has no countr_zero; 4.x's is constexpr-only on some compilers).
 KOKKOS_INLINE_FUNCTION int lowest_bit_u64(std::uint64_t x) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)

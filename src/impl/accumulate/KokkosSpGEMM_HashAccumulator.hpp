@@ -1,4 +1,4 @@
-// The row accumulator: an open-addressing hash table (identity home slot, double hashing) of column -> value, kept in
+// The row accumulator: an open-addressing hash table (Fibonacci home slot, double hashing) of column -> value, kept in
 // team scratch (level 1) or in a chunk of the global memory pool (level 2), after kkSpGEMM §3.1.2.
 //
 // Keys only ever go from empty to a column, never back, so a lock-free insert needs one compare-and-swap and a
@@ -7,6 +7,8 @@
 // safe even with concurrent inserters: no column is ever stored in both levels.
 #ifndef KOKKOSSPGEMM_HASHACCUMULATOR_HPP
 #define KOKKOSSPGEMM_HASHACCUMULATOR_HPP
+
+#include <compat/KokkosSpGEMM_Compat.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Complex.hpp>
@@ -45,14 +47,24 @@ struct HashTable {
   Ordinal* keys = nullptr;
   Scalar* values = nullptr;  // null in the symbolic phase
   Ordinal mask = 0;          // capacity - 1
+  int shift = 31;            // 32 - log2(capacity): the home slot is the top bits of the key's product
 
   static constexpr Ordinal empty = -1;
 
+  KOKKOS_DEFAULTED_FUNCTION HashTable() = default;
+  /// The table of capacity mask + 1 slots at keys (and values).
+  KOKKOS_INLINE_FUNCTION HashTable(Ordinal* k, Scalar* v, Ordinal m) : keys(k), values(v), mask(m) {
+    const int bits = bit_width_u32(static_cast<std::uint32_t>(m));
+    shift = bits == 0 ? 31 : 32 - bits;
+  }
+
   KOKKOS_INLINE_FUNCTION Ordinal capacity() const { return mask + 1; }
 
-  // Identity hashing keeps neighbouring columns (stencils, banded rows) in neighbouring slots: no collisions among
-  // them, and neighbouring lanes hit neighbouring banks.
-  KOKKOS_INLINE_FUNCTION Ordinal slot_of(Ordinal key) const { return key & mask; }
+  // Fibonacci hashing (the top bits of the key times 2^32 / phi): columns a power of two apart, as a grid's
+  // neighbours are on 2^k or 2000 points, get distinct home slots, where identity hashing (key & mask) stacked them.
+  KOKKOS_INLINE_FUNCTION Ordinal slot_of(Ordinal key) const {
+    return static_cast<Ordinal>((static_cast<std::uint32_t>(key) * 2654435769u) >> shift) & mask;
+  }
   // After a collision a key moves by an odd stride of its own (double hashing, so it still reaches every slot).
   // With steps of one, columns a capacity apart whose home slots wrap onto each other made long runs of occupied
   // slots that each later key walked one lane at a time.

@@ -187,9 +187,13 @@ template <class ExecSpace, bool Numeric, class Views, class Perm, bool ManyBins 
 struct ThreadRowsKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
-  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Traits = BackendTraits<ExecSpace>;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>,
+                             Kokkos::LaunchBounds<Traits::thread_rows_max_threads, Traits::thread_rows_min_teams>>;
   using Member = typename Policy::member_type;
-  static constexpr bool atomic = BackendTraits<ExecSpace>::is_gpu;
+  /// With launch bounds, a team whose scratch keeps fewer teams than their minimum on a multiprocessor is refused.
+  static constexpr bool bounded = Traits::thread_rows_min_teams > 0;
+  static constexpr bool atomic = Traits::is_gpu;
   using Table = HashTable<Ordinal, Scalar, atomic>;
 
   /// One bin's rows perm[first, first + rows), from team first_team on.

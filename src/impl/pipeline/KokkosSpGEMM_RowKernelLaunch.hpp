@@ -323,18 +323,29 @@ class RowKernelLauncher {
     if (last > i) name += "_to_" + std::to_string(configs[last].bin);
     const auto launch = [&](auto many_bins) {
       using Kernel = ThreadRowsKernel<ExecSpace, Numeric, Views, Perm, decltype(many_bins)::value>;
-      Kernel k{v, bins.perm};
-      k.sorted = options.sorted;
-      k.rows_per_team = rows_per_team;
-      k.lanes = lanes;
-      for (std::size_t j = i; j <= last; ++j) {
-        const std::int64_t entries = configs[j].kernel == RowKernel::Single ? 2 : configs[j].l1_entries;
-        k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(entries),
-                  configs[j].lanes_over_a);
+      for (int rows = rows_per_team, threads = team;;) {
+        Kernel k{v, bins.perm};
+        k.sorted = options.sorted;
+        k.rows_per_team = rows;
+        k.lanes = lanes;
+        for (std::size_t j = i; j <= last; ++j) {
+          const std::int64_t entries = configs[j].kernel == RowKernel::Single ? 2 : configs[j].l1_entries;
+          k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(entries),
+                    configs[j].lanes_over_a);
+        }
+        typename Kernel::Policy policy(exec, static_cast<int>(k.league()), threads, lanes);
+        policy.set_scratch_size(0, Kokkos::PerTeam(k.launch_scratch_bytes()));
+        // Under launch bounds, teams whose scratch the multiprocessor cannot hold often enough take half the rows
+        // (GPU thread rows are a thread each, so the team halves too) until they fit.
+        if (Kernel::bounded && threads == rows && threads > 1 &&
+            threads > policy.team_size_max(k, Kokkos::ParallelForTag())) {
+          rows /= 2;
+          threads /= 2;
+          continue;
+        }
+        Kokkos::parallel_for(name, policy, k);
+        return;
       }
-      typename Kernel::Policy policy(exec, static_cast<int>(k.league()), team, lanes);
-      policy.set_scratch_size(0, Kokkos::PerTeam(k.launch_scratch_bytes()));
-      Kokkos::parallel_for(name, policy, k);
     };
     if (last == i) {
       launch(std::false_type());
