@@ -46,16 +46,16 @@ RowBoundsTotals host_row_bounds(const ExecSpace& exec, const AMatrix& a, const B
   return t;
 }
 
-/// Fills products(i) = sum over a_ik of nnz(B(k,:)) and, with `totals`, returns their sum and maximum (a reduction
-/// the host waits for; the binning's count pass gives them with its counts otherwise: RowBins). On GPUs a row's
+/// Fills products(i) = sum over a_ik of nnz(B(k,:)) on GPUs and, with `totals`, returns their sum and maximum (a
+/// reduction the host waits for; the binning's count pass gives them with its counts otherwise: RowBins). A row's
 /// entries are split over vector lanes, one for every 8 entries of the mean row of A (a power of two up to a warp):
 /// a lane reduction costs more than a short row's loop, and lanes pay only where rows are long enough to spread
 /// their gathers (docs/performance.md, v27); a warp's where the rows do not fill the device anyway. A row longer
 /// than row_bounds_lane_steps a lane is left to the end of its team's block, where all the team's threads sum it:
 /// a power-law row walked by a few lanes would be the pass's tail.
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
-RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
-                                   const ProductsView& products, bool totals = true) {
+RowBoundsTotals device_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
+                                  const ProductsView& products, bool totals) {
   using Ordinal = typename AMatrix::ordinal_type;
   using Policy = Impl::Teams<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -66,10 +66,6 @@ RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, cons
   const auto b_rows = b.row_map();
   const std::int64_t rows = a.num_rows();
   using Traits = BackendTraits<ExecSpace>;
-  if constexpr (!Traits::is_gpu) {
-    (void)totals;
-    return host_row_bounds(exec, a, b, products);
-  }
   const std::int64_t mean_a = rows > 0 ? (static_cast<std::int64_t>(a_cols.extent(0)) + rows - 1) / rows : 1;
   // The largest power of two at most mean_a / 8 (at least 1), within a warp.
   const std::uint64_t wanted = static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_a / 8));
@@ -78,13 +74,13 @@ RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, cons
       fills ? static_cast<int>(min_of<std::uint64_t>(Traits::max_vector_length, bit_ceil_u64(wanted + 1) / 2))
             : Traits::max_vector_length;
   const std::int64_t lane_entries = row_bounds_lane_steps * lanes;
-  const int rows_per_team = Traits::is_gpu ? 256 / lanes : 64;
+  const int rows_per_team = 256 / lanes;
   const int league = static_cast<int>((rows + rows_per_team - 1) / rows_per_team);
   if (rows > 0) {
     const std::size_t scratch = ScratchRows::shmem_size(rows_per_team) + ScratchCount::shmem_size(1);
     Kokkos::parallel_for(
         "KokkosSpGEMM::RowBounds::products",
-        Policy(exec, league, Traits::is_gpu ? rows_per_team : 1, lanes).set_scratch_size(0, Kokkos::PerTeam(scratch)),
+        Policy(exec, league, rows_per_team, lanes).set_scratch_size(0, Kokkos::PerTeam(scratch)),
         KOKKOS_LAMBDA(const Member& team) {
           const ScratchRows long_rows(team.team_scratch(0), rows_per_team);
           const ScratchCount count(team.team_scratch(0), 1);
@@ -131,6 +127,18 @@ RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, cons
   t.products = total;
   t.max_products = longest;
   return t;
+}
+
+/// Row bounds on any backend: host_row_bounds on CPUs (it always gives the totals), device_row_bounds on GPUs.
+template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
+RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
+                                   const ProductsView& products, bool totals = true) {
+  if constexpr (BackendTraits<ExecSpace>::is_gpu) {
+    return device_row_bounds(exec, a, b, products, totals);
+  } else {
+    (void)totals;
+    return host_row_bounds(exec, a, b, products);
+  }
 }
 
 }  // namespace Impl
