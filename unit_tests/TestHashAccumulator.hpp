@@ -1,6 +1,7 @@
 // The row accumulator's hash table on TEST_EXECSPACE: keys whose home slots coincide must still reach every slot
 // (the collision stride is odd), find() must follow the insert's probe sequence, and a full window must say so. Then
-// the table inside SpGEMM on rows whose columns come in runs a power of two apart, every path.
+// the table inside SpGEMM on rows whose columns come in runs that share home slots in every table of up to 2048
+// slots, every path.
 #include <SpGEMMTestHelpers.hpp>
 
 namespace KokkosSpGEMMTest {

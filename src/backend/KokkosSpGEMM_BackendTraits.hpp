@@ -335,7 +335,7 @@ struct BackendTraits<Kokkos::Cuda> {
   // A thread's 4 adjacent items read as one loop: fewer threads to reduce, and still coalesced.
   static constexpr std::int64_t flat_items_per_work_item = 4;
   // Six teams of 256 threads a multiprocessor (40 registers a thread): a thread row waits on shared-memory atomics
-  // and on B's rows, and more resident warps hide that; left to itself the compiler took 48-61 registers.
+  // and on B's rows, and more resident warps hide that; left to itself the compiler takes more registers.
   static constexpr int thread_rows_max_threads = 256;
   static constexpr int thread_rows_min_teams = 6;
   static const char* name() { return "Cuda"; }
