@@ -45,6 +45,46 @@ TEST(TEST_CATEGORY, spgemm_stencils_3d) {
   expect_matches_reference<TEST_EXECSPACE>(a9, a9, {}, "poisson_2d_9pt(20)^2");
 }
 
+/// Stencil products with bins of rows of 65-128 (3D 27-point: rows of C of 125 entries in the numeric phase; 2D
+/// 9-point: rows of 81 products in the symbolic phase) large enough to fill an H100's threads a warp a row, so that
+/// GPUs give those bins thread rows instead of team rows (thread_rows_wave_bound): sorted, unsorted and reuse
+/// against the reference, and on a GPU these bins fill, thread rows named in the handle's description.
+TEST(TEST_CATEGORY, spgemm_stencil_bins_that_fill_the_device) {
+  using Exec = TEST_EXECSPACE;
+  using Traits = KokkosSpGEMM::BackendTraits<Exec>;
+  Exec exec;
+  const auto a27 = KokkosSpGEMM::poisson_3d_27pt<double, int, int>(24);
+  const auto a9 = KokkosSpGEMM::poisson_2d_9pt<double, int, int>(100);
+  // Rows of the bin of bound 128: interior rows (125 entries of C; 81 products).
+  const std::int64_t rows_of_bin[] = {22 * 22 * 22, 98 * 98};
+  TestOptions unsorted;
+  unsorted.sorted = false;
+  int i = 0;
+  for (const auto* a : {&a27, &a9}) {
+    const std::string what = i == 0 ? "poisson_3d_27pt(24)^2" : "poisson_2d_9pt(100)^2";
+    expect_matches_reference<Exec>(*a, *a, {}, what);
+    expect_matches_reference<Exec>(*a, *a, unsorted, what);
+    check_reuse_rounds<Exec>(*a, *a, TestOptions(), what + " reuse", 1);
+    if (Traits::is_gpu && rows_of_bin[i] * Traits::max_vector_length >= KokkosSpGEMM::Impl::concurrency(exec)) {
+      KokkosSpGEMM::Handle<Exec, double> handle{TestOptions()};
+      KokkosSpGEMM::CsrMatrix<double, int, int, typename Exec::memory_space> c;
+      const auto da = KokkosSpGEMM::copy_to(exec, *a);
+      KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+      const std::string d = handle.describe();
+      bool thread_rows = false;
+      std::size_t at = 0;
+      while ((at = d.find("bound <= 128 ", at)) != std::string::npos) {
+        const std::size_t end = d.find('\n', at);
+        thread_rows = thread_rows || d.substr(at, end - at).find("thread-rows") != std::string::npos;
+        at = end;
+      }
+      EXPECT_TRUE(thread_rows) << what << "\n" << d;
+    }
+    ++i;
+  }
+}
+
 TEST(TEST_CATEGORY, spgemm_galerkin_chain) {
   // R*(A*P) with R = P^T built on the host: a rectangular chain as multigrid forms it.
   const auto a = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(8);

@@ -145,6 +145,14 @@ inline std::size_t team_bitmap_scratch_bytes(std::int64_t b_cols, int threads) {
   return static_cast<std::size_t>(bitmap_words(b_cols)) * sizeof(bitmap_word) + bitmap_slot_bytes(threads) + 64;
 }
 
+/// GPU bins of rows up to this bound take thread rows (a thread's lanes a row, several rows a team).
+constexpr std::int64_t thread_rows_max_bound = 64;
+/// GPU bins of rows up to this bound take thread rows when their rows fill the device on the widest lanes: a team
+/// a row then pays its barriers and its threads' idle share of short rows of B, while a bin of fewer rows needs a
+/// row's threads to fill the device. Past 128, thread rows gained nothing measurable (their tables leave few rows a
+/// team).
+constexpr std::int64_t thread_rows_wave_bound = 128;
+
 /// Largest team (threads, times the vector length) of a team-row bin on GPUs.
 constexpr int team_row_max_team_size = 16;
 
@@ -245,7 +253,8 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);
     return c;
   }
-  if (Traits::is_gpu && c.bound <= 64) {
+  const bool fills_device = rows * Traits::max_vector_length >= concurrency(ExecSpace());
+  if (Traits::is_gpu && (c.bound <= thread_rows_max_bound || (c.bound <= thread_rows_wave_bound && fills_device))) {
     // Lanes per row follow the row size, 256 threads per team; but no more lanes than the mean row of B an entry of
     // A meets (mean_b_met), as many more rows a team as scratch holds (at least 64 threads): lanes past a row of B
     // idle (stencils and A*P meet rows of B of a few entries). Only where no row of the bin has over 4 products an
@@ -271,6 +280,14 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     c.l1_entries = table;
     c.kernel = RowKernel::ThreadRows;
     if (c.rows_per_team * thread_row_bytes <= budget) return c;
+    // Longer rows: as many a team as their tables fit, while the team keeps two warps' threads.
+    const int fit = static_cast<int>(min_of<std::int64_t>(c.team_size, budget / thread_row_bytes));
+    if (c.bound > thread_rows_max_bound && fit * c.vector_length >= 64) {
+      c.team_size = c.rows_per_team = fit;
+      return c;
+    }
+    c.rows_per_team = 1;
+    c.lanes_over_a = false;
   }
   if (!Traits::is_gpu && static_cast<std::int64_t>(table * entry_bytes) <= budget) {
     // A CPU team is one thread: it walks several rows, each with its own table, to amortise the team's start.
