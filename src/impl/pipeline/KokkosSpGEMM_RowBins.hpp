@@ -28,6 +28,49 @@ KOKKOS_INLINE_FUNCTION int row_bin_of(std::int64_t ub) {
 /// Largest size bound a row of bin b can have.
 inline std::int64_t row_bin_bound(int b) { return b <= 1 ? b : (std::int64_t(1) << (b - 1)); }
 
+/// Adjacent rows a thread takes in add_bin_totals.
+constexpr std::int64_t bin_totals_rows_a_thread = 32;
+
+/// Per-bin totals of N values over rows [0, rows): row_values(i, x) gives row i's bin (negative: the row is left
+/// out) and its values x[0, N); value k adds into totals(N * bin + k), or keeps the largest where bit k of MaxMask is
+/// set. A thread takes bin_totals_rows_a_thread adjacent rows and adds each run of rows of one bin once: atomics a
+/// row on a bin's few addresses serialise (a 3D 27-point grid is one bin of 10^6 rows).
+template <int N, unsigned MaxMask, class ExecSpace, class Totals, class RowValues>
+void add_bin_totals(const ExecSpace& exec, const std::string& label, std::int64_t rows, const Totals& totals,
+                    const RowValues& row_values) {
+  const std::int64_t threads = (rows + bin_totals_rows_a_thread - 1) / bin_totals_rows_a_thread;
+  Kokkos::parallel_for(
+      label, Impl::Range<ExecSpace>(exec, 0, threads), KOKKOS_LAMBDA(const std::int64_t t) {
+        const std::int64_t first = t * bin_totals_rows_a_thread;
+        const std::int64_t last = first + bin_totals_rows_a_thread < rows ? first + bin_totals_rows_a_thread : rows;
+        int run_bin = -1;
+        std::int64_t run[N] = {};
+        const auto flush = [&]() {
+          if (run_bin < 0) return;
+          for (int k = 0; k < N; ++k) {
+            if ((MaxMask >> k) & 1u) {
+              Kokkos::atomic_fetch_max(&totals(N * run_bin + k), run[k]);
+            } else {
+              Kokkos::atomic_add(&totals(N * run_bin + k), run[k]);
+            }
+          }
+        };
+        for (std::int64_t i = first; i < last; ++i) {
+          std::int64_t x[N] = {};
+          const int b = row_values(i, x);
+          if (b < 0) continue;
+          if (b != run_bin) {
+            flush();
+            run_bin = b;
+            for (int k = 0; k < N; ++k) run[k] = x[k];
+            continue;
+          }
+          for (int k = 0; k < N; ++k) run[k] = (MaxMask >> k) & 1u ? (x[k] > run[k] ? x[k] : run[k]) : run[k] + x[k];
+        }
+        flush();
+      });
+}
+
 /// A permutation of the rows grouped by bin: rows of bin b are perm[offsets[b], offsets[b+1]). With in_order, every
 /// row is in one bin in its own order and perm is empty (see all_rows_in_one_bin).
 template <class Ordinal, class MemorySpace>

@@ -107,14 +107,15 @@ void choose_auto_merge_bins(const ExecSpace& exec, Workspace<ExecSpace>& workspa
   // Per bin: products, sizes of C, entries of A, rows.
   const auto totals =
       workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::bin_totals", 4 * num_row_bins);
-  Kokkos::parallel_for(
-      "KokkosSpGEMM::Symbolic::bin_totals", Impl::Range<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+  add_bin_totals<4, 0u>(
+      exec, "KokkosSpGEMM::Symbolic::bin_totals", rows, totals, KOKKOS_LAMBDA(const std::int64_t i, std::int64_t* x) {
         const int b = row_bin_of(v.row_bound(static_cast<Ordinal>(i)));
-        if (b < auto_merge_first_bin) return;
-        Kokkos::atomic_add(&totals(4 * b), v.row_products(i));
-        Kokkos::atomic_add(&totals(4 * b + 1), v.row_sizes(i));
-        Kokkos::atomic_add(&totals(4 * b + 2), static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i)));
-        Kokkos::atomic_add(&totals(4 * b + 3), std::int64_t(1));
+        if (b < auto_merge_first_bin) return -1;
+        x[0] = v.row_products(i);
+        x[1] = v.row_sizes(i);
+        x[2] = static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i));
+        x[3] = 1;
+        return b;
       });
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
   bool any = false;

@@ -357,12 +357,13 @@ std::vector<std::int64_t> map_bin_totals(const ExecSpace& exec, Workspace<ExecSp
   const std::size_t totals_mark = workspace.mark();
   const auto totals =
       workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::PositionMap::bin_totals", per_bin * num_row_bins);
-  Kokkos::parallel_for(
-      "KokkosSpGEMM::PositionMap::bin_totals", Impl::Range<ExecSpace>(exec, 0, rows),
-      KOKKOS_LAMBDA(const std::int64_t i) {
+  // Per bin: products, entries of A, most products in a row, longest row of B met, entries of C.
+  add_bin_totals<per_bin, (1u << 2) | (1u << 3)>(
+      exec, "KokkosSpGEMM::PositionMap::bin_totals", rows, totals,
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t* x) {
         const std::int64_t c_length = static_cast<std::int64_t>(v.c_rows(i + 1) - v.c_rows(i));
         const int b = row_bin_of(c_length);
-        if (b < 1) return;
+        if (b < 1) return -1;
         std::int64_t p = 0, longest = 0;
         for (auto e = v.a_rows(i); e < v.a_rows(i + 1); ++e) {
           const Ordinal k = v.a_cols(e);
@@ -370,11 +371,12 @@ std::vector<std::int64_t> map_bin_totals(const ExecSpace& exec, Workspace<ExecSp
           p += length;
           longest = max_of(longest, length);
         }
-        Kokkos::atomic_add(&totals(per_bin * b), p);
-        Kokkos::atomic_add(&totals(per_bin * b + 1), static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i)));
-        Kokkos::atomic_fetch_max(&totals(per_bin * b + 2), p);
-        Kokkos::atomic_fetch_max(&totals(per_bin * b + 3), longest);
-        Kokkos::atomic_add(&totals(per_bin * b + 4), c_length);
+        x[0] = p;
+        x[1] = static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i));
+        x[2] = p;
+        x[3] = longest;
+        x[4] = c_length;
+        return b;
       });
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
   workspace.rewind(totals_mark);
