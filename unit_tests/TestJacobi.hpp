@@ -106,6 +106,34 @@ TEST(TEST_CATEGORY, jacobi_matches_reference_on_every_path_and_reuses) {
   }
 }
 
+// A 2D 5-point operator times its tentative prolongator: rows of the operand of 5 entries over rows of P of one, in
+// a bin that fills a GPU, which then merges them from registers with the operand's values computed as read.
+TEST(TEST_CATEGORY, jacobi_short_rows_merged_from_registers) {
+  using Exec = TEST_EXECSPACE;
+  using Traits = KokkosSpGEMM::BackendTraits<Exec>;
+  using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  const auto a = KokkosSpGEMM::poisson_2d_5pt<double>(100);
+  const auto p = KokkosSpGEMM::tentative_prolongator<double>(100, 2, 2);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto dp = KokkosSpGEMM::copy_to(exec, p);
+  const auto d1 = jacobi_scaling(a.num_rows(), 0.0);
+  const M c1 = KokkosSpGEMM::jacobi_spgemm(exec, 2.0 / 3.0, to_device(exec, d1), da, dp);
+  expect_jacobi_matches(c1, 2.0 / 3.0, d1, a, p, true, "one-shot");
+  KokkosSpGEMM::JacobiHandle<Exec, double> h;
+  M c;
+  KokkosSpGEMM::jacobi_spgemm(exec, h, 0.5, to_device(exec, d1), da, dp, c);
+  expect_jacobi_matches(c, 0.5, d1, a, p, true, "handle");
+  const auto a2 = with_new_values(a, -1.5, 1.0);
+  const auto d2 = jacobi_scaling(a.num_rows(), 1);
+  KokkosSpGEMM::jacobi_spgemm(exec, h, 0.8, to_device(exec, d2), KokkosSpGEMM::copy_to(exec, a2), dp, c);
+  expect_jacobi_matches(c, 0.8, d2, a2, p, true, "new values");
+  // Interior rows: 96^2 of 5 products in one bin.
+  if (Traits::is_gpu && 96 * 96 * Traits::max_vector_length >= KokkosSpGEMM::Impl::concurrency(exec)) {
+    EXPECT_NE(h.describe().find("merge-registers"), std::string::npos) << h.describe();
+  }
+}
+
 // The operand kept when A lacks diagonals follows A's new values; 64-bit offsets for C (and the kept operand).
 TEST(TEST_CATEGORY, jacobi_keeps_a_completed_operand_and_takes_64_bit_offsets) {
   using Exec = TEST_EXECSPACE;

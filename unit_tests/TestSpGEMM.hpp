@@ -85,6 +85,63 @@ TEST(TEST_CATEGORY, spgemm_stencil_bins_that_fill_the_device) {
   }
 }
 
+// Rows of A of at most register_merge_ways entries over sorted rows of B: on GPUs, bins of them whose rows fill the
+// device merge them from registers in both phases. Stencils, A*P with a tentative P, random short rows with empty
+// rows of A and B (rectangular), rows of B that repeat a column, and B unsorted (hashed instead); sorted, unsorted
+// and deterministic output and reuse, against the reference on every backend. On a GPU whose concurrency the bins
+// fill, the description must name the merge, and must not where B is unsorted.
+TEST(TEST_CATEGORY, spgemm_short_rows_merged_from_registers) {
+  using Exec = TEST_EXECSPACE;
+  using Traits = KokkosSpGEMM::BackendTraits<Exec>;
+  using M = HostCsr<double>;
+  Exec exec;
+  const M p2d5 = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(100);
+  const M p3d7 = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(23);
+  const M p_tent = KokkosSpGEMM::tentative_prolongator<double, int, int>(23, 3, 2);
+  KokkosSpGEMM::RandomCsrOptions<int> ao, bo;
+  ao.rows = 100000, ao.cols = 70000, ao.mean_per_row = 3, ao.empty_row_fraction = 0.1;
+  bo.rows = 70000, bo.cols = 50000, bo.mean_per_row = 3, bo.empty_row_fraction = 0.2;
+  const M ra = KokkosSpGEMM::random_csr<double>(ao, 11), rb = KokkosSpGEMM::random_csr<double>(bo, 12);
+  // p2d5 with every entry twice in its place (values 1/4 and 3/4 of it), and with its rows reversed.
+  std::vector<std::vector<std::pair<int, double>>> twice(p2d5.num_rows()), reversed(p2d5.num_rows());
+  for (int i = 0; i < p2d5.num_rows(); ++i) {
+    for (int e = p2d5.row_map()(i); e < p2d5.row_map()(i + 1); ++e) {
+      twice[i].push_back({p2d5.entries()(e), 0.25 * p2d5.values()(e)});
+      twice[i].push_back({p2d5.entries()(e), 0.75 * p2d5.values()(e)});
+      reversed[i].insert(reversed[i].begin(), {p2d5.entries()(e), p2d5.values()(e)});
+    }
+  }
+  const M repeats = csr_from_rows<double>(p2d5.num_rows(), p2d5.num_cols(), twice);
+  const M unsorted_b = csr_from_rows<double>(p2d5.num_rows(), p2d5.num_cols(), reversed);
+  struct Case {
+    std::string what;
+    const M* a;
+    const M* b;
+    std::int64_t rows_in_one_bin;  // a lower bound of the rows of the largest bin; 0: B unsorted
+  };
+  const Case cases[] = {{"poisson_2d_5pt(100)^2", &p2d5, &p2d5, 96 * 96},
+                        {"poisson_3d_7pt(23)^2", &p3d7, &p3d7, 21 * 21 * 21},
+                        {"poisson_3d_7pt(23) * P_tent", &p3d7, &p_tent, 21 * 21 * 21},
+                        {"random short rows", &ra, &rb, 10000},
+                        {"poisson_2d_5pt(100) * B repeating columns", &p2d5, &repeats, 96 * 96},
+                        {"poisson_2d_5pt(100) * B unsorted", &p2d5, &unsorted_b, 0}};
+  TestOptions unsorted, deterministic;
+  unsorted.sorted = false;
+  deterministic.deterministic = true;
+  for (const Case& c : cases) {
+    for (const TestOptions& o : {TestOptions(), unsorted, deterministic}) {
+      expect_matches_reference<Exec>(*c.a, *c.b, o, c.what);
+    }
+    const std::string d = check_reuse_rounds<Exec>(*c.a, *c.b, TestOptions(), c.what + " reuse", 2);
+    const bool merged = d.find("merge-registers") != std::string::npos;
+    if (!Traits::is_gpu || c.rows_in_one_bin == 0) {
+      EXPECT_FALSE(merged) << c.what << "\n" << d;
+    } else if (c.rows_in_one_bin * Traits::max_vector_length >= KokkosSpGEMM::Impl::concurrency(exec)) {
+      EXPECT_TRUE(merged) << c.what << "\n" << d;
+    }
+  }
+}
+
 TEST(TEST_CATEGORY, spgemm_galerkin_chain) {
   // R*(A*P) with R = P^T built on the host: a rectangular chain as multigrid forms it.
   const auto a = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(8);
@@ -144,46 +201,55 @@ TEST(TEST_CATEGORY, spgemm_one_long_row) {
   for (const auto& o : all_paths()) expect_matches_reference<TEST_EXECSPACE>(a, b, o, "one row with 1e5 products");
 }
 
-/// A row's value from a view: the row size and the work measure of the binning test below.
+/// A row's value from a view: the row size and the work measure of the binning test below; the work measure also
+/// gives its row of A's length from `lengths`.
 template <class View>
 struct RowValue {
   static constexpr bool enabled = true;
-  View values;
+  View values, lengths;
   KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const { return values(i); }
+  KOKKOS_INLINE_FUNCTION std::int64_t entries(std::int64_t i) const { return lengths(i); }
 };
 
 TEST(TEST_CATEGORY, row_bins_group_rows_and_find_each_bins_most_work) {
   using Exec = TEST_EXECSPACE;
   using View = Kokkos::View<std::int64_t*, Exec::memory_space>;
   Exec exec;
-  // More rows than one binning team's block; one row of far more work than its bin's others. Sizes change every
-  // row, or in runs of 13 rows (a thread counts a run at once) that cross the threads' slices.
+  // More rows than one binning team's block; one row of far more work than its bin's others, one far longer. Sizes
+  // change every row, or in runs of 13 rows (a thread counts a run at once) that cross the threads' slices.
   for (const std::int64_t run : {1, 13}) {
     const std::int64_t rows = 5000;
-    View sizes("sizes", rows), work("work", rows);
+    View sizes("sizes", rows), work("work", rows), lengths("lengths", rows);
     auto hs = Kokkos::create_mirror_view(sizes);
     auto hw = Kokkos::create_mirror_view(work);
-    std::vector<std::int64_t> count(KokkosSpGEMM::Impl::num_row_bins, 0), most(KokkosSpGEMM::Impl::num_row_bins, 0);
+    auto hl = Kokkos::create_mirror_view(lengths);
+    std::vector<std::int64_t> count(KokkosSpGEMM::Impl::num_row_bins, 0), most(KokkosSpGEMM::Impl::num_row_bins, 0),
+        longest(KokkosSpGEMM::Impl::num_row_bins, 0);
     for (std::int64_t i = 0; i < rows; ++i) {
       hs(i) = (i / run * 37) % 300;
       hw(i) = hs(i) * (i % 7 + 1) + (i == 4321 ? 100000 : 0);
+      hl(i) = (i * 13) % 50 + (i == 1234 ? 999 : 0);
       const int b = KokkosSpGEMM::Impl::row_bin_of(hs(i));
       ++count[b];
       most[b] = std::max(most[b], hw(i));
+      longest[b] = std::max(longest[b], hl(i));
     }
     Kokkos::deep_copy(sizes, hs);
     Kokkos::deep_copy(work, hw);
+    Kokkos::deep_copy(lengths, hl);
     KokkosSpGEMM::Impl::Workspace<Exec> workspace(exec, 1 << 16);
     const auto bins = KokkosSpGEMM::Impl::bin_rows(exec, workspace, static_cast<int>(rows), RowValue<View>{sizes},
-                                                   RowValue<View>{work});
+                                                   RowValue<View>{work, lengths});
     const auto without = KokkosSpGEMM::Impl::bin_rows(exec, workspace, static_cast<int>(rows), RowValue<View>{sizes});
     EXPECT_TRUE(without.most_work.empty());
+    EXPECT_TRUE(without.most_entries.empty());
     auto perm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bins.perm);
     std::vector<int> seen(rows, 0);
     for (int b = 0; b < KokkosSpGEMM::Impl::num_row_bins; ++b) {
       EXPECT_EQ(bins.count(b), count[b]) << "bin " << b;
       EXPECT_EQ(without.count(b), count[b]) << "bin " << b;
       EXPECT_EQ(bins.most(b), most[b]) << "bin " << b;
+      EXPECT_EQ(bins.longest_a_row(b), longest[b]) << "bin " << b;
       for (std::int64_t q = bins.offsets[b]; q < bins.offsets[b + 1]; ++q) {
         ASSERT_EQ(KokkosSpGEMM::Impl::row_bin_of(hs(perm(q))), b);
         ++seen[perm(q)];

@@ -19,6 +19,14 @@
 #include <sys/mman.h>
 #endif
 
+// Unrolls the loop after it in GPU compilers, so that arrays indexed by its counter stay in registers (host
+// compilers would warn on the pragma).
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define KOKKOSSPGEMM_UNROLL _Pragma("unroll")
+#else
+#define KOKKOSSPGEMM_UNROLL
+#endif
+
 namespace KokkosSpGEMM {
 namespace Impl {
 

@@ -19,6 +19,7 @@ enum class RowKernel {
   Empty,          ///< bin 0: no product, nothing to do
   Single,         ///< bin 1: every product lands in one column
   ThreadRows,     ///< one thread (its vector lanes on GPUs) per row, several rows per team, table in scratch
+  RegisterMerge,  ///< symbolic phase on GPUs: one thread per short row of A merges sorted rows of B from registers
   TeamRow,        ///< one team per row: level-1 table in scratch, level-2 table from the pool when it overflows
   TeamBitmap,     ///< one team per row: B's columns as a bitmap in scratch, values in a dense array from the pool
   Dense,          ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
@@ -64,6 +65,8 @@ inline const char* row_kernel_name(RowKernel k) {
       return "single";
     case RowKernel::ThreadRows:
       return "thread-rows/hash-scratch";
+    case RowKernel::RegisterMerge:
+      return "thread-rows/merge-registers";
     case RowKernel::TeamRow:
       // Threads split A's row; the whole team splits each row of B when A's row is shorter than the team.
       return "team-row/hash-scratch";

@@ -84,8 +84,11 @@ struct RowBins {
   std::vector<std::int64_t> most_work;
   /// With a work measure: the work of all rows.
   std::int64_t total_work = 0;
+  /// With a work measure: the longest row of A in each bin.
+  std::vector<std::int64_t> most_entries;
   std::int64_t count(int b) const { return offsets[b + 1] - offsets[b]; }
   std::int64_t most(int b) const { return most_work.empty() ? 0 : most_work[b]; }
+  std::int64_t longest_a_row(int b) const { return most_entries.empty() ? 0 : most_entries[b]; }
   /// With a work measure: the most work of any row.
   std::int64_t max_work() const {
     std::int64_t m = 0;
@@ -98,6 +101,7 @@ struct RowBins {
 struct NoRowWork {
   static constexpr bool enabled = false;
   KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t) const { return 0; }
+  KOKKOS_INLINE_FUNCTION std::int64_t entries(std::int64_t) const { return 0; }
 };
 
 /// The rows in their own order, as a permutation for the row kernels.
@@ -134,7 +138,8 @@ KOKKOS_INLINE_FUNCTION void binning_slice(const Member& team, int t, std::int64_
 }
 
 /// Counts, in local (scratch), the rows of this team's block per bin, and with a work measure (Work::enabled) each
-/// bin's most work in most (scratch) and the block's work in most(num_row_bins); ends with a barrier.
+/// bin's most work in most (scratch), the block's work in most(num_row_bins) and each bin's longest row of A
+/// (work.entries) in most(num_row_bins + 1 + bin); ends with a barrier.
 template <class Member, class Counts, class UpperBound, class Work = NoRowWork>
 KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& local, std::int64_t num_rows,
                                            const UpperBound& ub, const Work& work = Work(),
@@ -142,6 +147,7 @@ KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& loc
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
     if (b < num_row_bins) local(b) = 0;
     if (Work::enabled) most(b) = 0;
+    if (Work::enabled && b < num_row_bins) most(num_row_bins + 1 + b) = 0;
   });
   team.team_barrier();
   std::int64_t block_work = 0;
@@ -151,11 +157,14 @@ KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& loc
         std::int64_t lo = 0, hi = 0;
         binning_slice(team, t, num_rows, lo, hi);
         int run_bin = -1;
-        std::int64_t run_rows = 0, run_most = 0;
+        std::int64_t run_rows = 0, run_most = 0, run_entries = 0;
         const auto flush = [&]() {
           if (run_rows == 0) return;
           Kokkos::atomic_add(&local(run_bin), run_rows);
-          if (Work::enabled) Kokkos::atomic_fetch_max(&most(run_bin), run_most);
+          if (Work::enabled) {
+            Kokkos::atomic_fetch_max(&most(run_bin), run_most);
+            Kokkos::atomic_fetch_max(&most(num_row_bins + 1 + run_bin), run_entries);
+          }
         };
         for (std::int64_t i = lo; i < hi; ++i) {
           const int b = row_bin_of(ub(i));
@@ -164,11 +173,13 @@ KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& loc
             run_bin = b;
             run_rows = 0;
             run_most = 0;
+            run_entries = 0;
           }
           ++run_rows;
           if (Work::enabled) {
-            const std::int64_t w = work(i);
+            const std::int64_t w = work(i), n = work.entries(i);
             if (w > run_most) run_most = w;
+            if (n > run_entries) run_entries = n;
             sum += w;
           }
         }
@@ -221,8 +232,10 @@ struct BinCounts {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     ScratchCounts local(team.team_scratch(0), num_row_bins);
-    // Each bin's most work: a team's maximum in scratch, then one global max; the block's work, then one sum.
-    const ScratchCounts most = Work::enabled ? ScratchCounts(team.team_scratch(0), num_row_bins + 1) : ScratchCounts();
+    // Each bin's most work and longest row of A: a team's maxima in scratch, then one global max each; the block's
+    // work, then one sum.
+    const ScratchCounts most =
+        Work::enabled ? ScratchCounts(team.team_scratch(0), 2 * num_row_bins + 1) : ScratchCounts();
     team_histogram(team, local, num_rows, ub, work, most);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
       if (b < num_row_bins && local(b)) Kokkos::atomic_add(&counts(b), local(b));
@@ -232,6 +245,9 @@ struct BinCounts {
         } else {
           Kokkos::atomic_add(&counts(2 * num_row_bins), most(b));
         }
+      }
+      if (Work::enabled && b < num_row_bins && most(num_row_bins + 1 + b)) {
+        Kokkos::atomic_fetch_max(&counts(2 * num_row_bins + 1 + b), most(num_row_bins + 1 + b));
       }
     });
   }
@@ -297,9 +313,9 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   allocate_permutation(exec, bins, num_rows, from_cache);
   if (num_rows == 0) return bins;
   const std::size_t mark = workspace.mark();
-  // Counts, then (with a work measure) each bin's most work and all rows' work.
+  // Counts, then (with a work measure) each bin's most work, all rows' work and each bin's longest row of A.
   const auto counts =
-      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 2 * num_row_bins + 1);
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 3 * num_row_bins + 1);
   const auto cursor = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::cursor", num_row_bins);
   const int league =
       static_cast<int>((static_cast<std::int64_t>(num_rows) + rows_per_binning_team - 1) / rows_per_binning_team);
@@ -310,11 +326,11 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   Kokkos::parallel_for(
       "KokkosSpGEMM::RowBins::count",
       policy.set_scratch_size(
-          0, Kokkos::PerTeam(scratch + (Work::enabled ? ScratchCounts::shmem_size(num_row_bins + 1) : 0))),
+          0, Kokkos::PerTeam(scratch + (Work::enabled ? ScratchCounts::shmem_size(2 * num_row_bins + 1) : 0))),
       BinCounts<ExecSpace, UpperBound, Work>{counts, static_cast<std::int64_t>(num_rows), ub, work});
   // Into an array of the host's: a host mirror's free and a plain deep_copy each fence the whole device.
-  std::int64_t counts_host[2 * num_row_bins + 1];
-  const int copied = Work::enabled ? 2 * num_row_bins + 1 : num_row_bins;
+  std::int64_t counts_host[3 * num_row_bins + 1];
+  const int copied = Work::enabled ? 3 * num_row_bins + 1 : num_row_bins;
   Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(counts_host, copied),
                     Kokkos::subview(counts, Kokkos::make_pair(0, copied)));
   exec.fence();
@@ -322,6 +338,7 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   if (Work::enabled) {
     bins.most_work.assign(counts_host + num_row_bins, counts_host + 2 * num_row_bins);
     bins.total_work = counts_host[2 * num_row_bins];
+    bins.most_entries.assign(counts_host + 2 * num_row_bins + 1, counts_host + 3 * num_row_bins + 1);
   }
 
   // Each bin's first slot goes to the kernel by value (a copy to the device would wait for the stream; a one-thread

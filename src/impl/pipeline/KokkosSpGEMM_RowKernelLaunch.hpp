@@ -10,6 +10,7 @@
 #include <impl/accumulate/KokkosSpGEMM_BitmapRowKernel.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashRowKernels.hpp>
 #include <impl/accumulate/KokkosSpGEMM_MergeRowKernel.hpp>
+#include <impl/accumulate/KokkosSpGEMM_RegisterMergeRows.hpp>
 #include <impl/accumulate/KokkosSpGEMM_DenseRowKernel.hpp>
 #include <impl/accumulate/KokkosSpGEMM_SingleEntryRows.hpp>
 
@@ -275,6 +276,8 @@ class RowKernelLauncher {
         return team_bitmap(c);
       case RowKernel::Merge:
         return merge(c);
+      case RowKernel::RegisterMerge:
+        return register_merge(c);
       case RowKernel::Heap:
       case RowKernel::Esc:
       case RowKernel::SegMerge:
@@ -443,6 +446,17 @@ class RowKernelLauncher {
     typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, 1);
     policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(scratch)));
     Kokkos::parallel_for(phase + "merge_bin_" + std::to_string(c.bin), policy, k);
+  }
+
+  /// Symbolic phase, short rows of A (GPUs): a thread a row merges rows of B from registers.
+  void register_merge(const BinConfig& c) {
+    if constexpr (Numeric) {
+      throw std::logic_error("KokkosSpGEMM: the register merge counts rows of the symbolic phase only");
+    } else {
+      Kokkos::parallel_for(phase + "register_merge_bin_" + std::to_string(c.bin),
+                           Impl::Range<ExecSpace>(exec, 0, c.rows),
+                           RegisterMergeCountKernel<Views, Perm>{v, bins.perm, bins.offsets[c.bin]});
+    }
   }
 
   void dense(const BinConfig& c) {

@@ -35,6 +35,9 @@ struct RowProducts {
   static constexpr bool enabled = true;
   Views v;
   KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const { return v.row_products(i); }
+  KOKKOS_INLINE_FUNCTION std::int64_t entries(std::int64_t i) const {
+    return static_cast<std::int64_t>(v.a_rows(i + 1) - v.a_rows(i));
+  }
 };
 
 /// Which product bins run a sorted-row kernel (whose rows the numeric phase takes from the product bins).
@@ -100,6 +103,33 @@ constexpr int auto_merge_first_bin = 11;  // bound > 512
 constexpr std::int64_t auto_merge_max_compression = 2;
 constexpr std::int64_t auto_merge_max_mean_a_row = 48;
 
+/// Auto's symbolic choice on GPUs for bins of short rows of A (at most register_merge_ways entries; bounds up to
+/// register_merge_max_bound products) whose rows fill the device a warp's lanes a row: they count their rows by
+/// merging rows of B from registers (RegisterMergeRows.hpp). Bins of fewer rows keep the lanes of thread rows, which
+/// spread a row's latency. Returns whether any bin took it.
+constexpr std::int64_t register_merge_max_bound = 64;
+
+template <class ExecSpace, class Bins>
+bool choose_register_merge_bins(const Bins& bins, std::vector<BinConfig>& configs, const Settings& options) {
+  using Traits = BackendTraits<ExecSpace>;
+  if (!Traits::is_gpu || options.algorithm != Algorithm::Auto) return false;
+  bool any = false;
+  for (BinConfig& c : configs) {
+    if (c.bin < 2 || c.bound > register_merge_max_bound || bins.longest_a_row(c.bin) > register_merge_ways ||
+        c.rows * Traits::max_vector_length < concurrency(ExecSpace())) {
+      continue;
+    }
+    BinConfig merged;
+    merged.bin = c.bin;
+    merged.rows = c.rows;
+    merged.bound = c.bound;
+    merged.kernel = RowKernel::RegisterMerge;
+    c = merged;
+    any = true;
+  }
+  return any;
+}
+
 template <class ExecSpace, class Views>
 void choose_auto_merge_bins(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, std::int64_t rows,
                             ProductBinMask& mask) {
@@ -143,6 +173,16 @@ void choose_auto_merge_bins(const ExecSpace& exec, Workspace<ExecSpace>& workspa
   if (unsorted > 0) {
     for (int b = 0; b < num_row_bins; ++b) mask.product[b] = false;
   }
+}
+
+/// Whether the register merge recorded a row of B out of order (a wait for the device).
+template <class ExecSpace, class Flag>
+bool rows_of_b_unsorted(const ExecSpace& exec, const Flag& disorder) {
+  std::uint64_t found = 0;
+  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&found),
+                    Kokkos::subview(disorder, 0));
+  exec.fence();
+  return found > 0;
 }
 
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
@@ -195,6 +235,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   // The mean row of B that an entry of A meets.
   const std::int64_t mean_b_met = a.nnz() > 0 ? (totals.products + a.nnz() - 1) / a.nnz() : 0;
   ProductBinMask mask;
+  std::vector<BinConfig> hashed;  // the symbolic configs before the register merge's choice
   std::size_t compressed_b_bytes = 0;
   if (rmerge) {
     st.symbolic_configs.clear();
@@ -203,6 +244,10 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     st.symbolic_configs =
         in_order ? std::vector<BinConfig>{dense_rows}
                  : configure_bins<ExecSpace, Ordinal, Scalar, false>(bins, b.num_cols(), st.settings, mean_b_met);
+    hashed = st.symbolic_configs;
+    if (!in_order && choose_register_merge_bins<ExecSpace>(bins, st.symbolic_configs, st.settings)) {
+      v.b_disorder = workspace.template take_zeroed<std::uint64_t>("KokkosSpGEMM::Symbolic::b_disorder", 1);
+    }
     for (const BinConfig& cfg : st.symbolic_configs) {
       if (cfg.kernel != RowKernel::Dense) continue;
       // Under a memory budget, at most half of what it leaves: the pools need the rest.
@@ -223,13 +268,31 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   // then empties C and throws, so that C is never handed on with them.
   std::int64_t nnz = 0;
   const auto sizes = v.row_sizes;
-  Kokkos::parallel_scan(
-      "KokkosSpGEMM::Symbolic::row_map", Impl::Range<ExecSpace>(exec, 0, rows),
-      KOKKOS_LAMBDA(const Ordinal i, std::int64_t& partial, const bool final) {
-        partial += sizes(i);
-        if (final) row_map(i + 1) = static_cast<Offset>(partial);
-      },
-      nnz);
+  const auto scan_row_map = [&] {
+    Kokkos::parallel_scan(
+        "KokkosSpGEMM::Symbolic::row_map", Impl::Range<ExecSpace>(exec, 0, rows),
+        KOKKOS_LAMBDA(const Ordinal i, std::int64_t& partial, const bool final) {
+          partial += sizes(i);
+          if (final) row_map(i + 1) = static_cast<Offset>(partial);
+        },
+        nnz);
+  };
+  scan_row_map();
+  // Read after the scan's own wait: the register merge met a row of B out of order, so its bins count again with
+  // hash tables, and the row map follows.
+  if (v.b_disorder.data() != nullptr && rows_of_b_unsorted(exec, v.b_disorder)) {
+    std::vector<BinConfig> again;
+    for (std::size_t i = 0; i < hashed.size(); ++i) {
+      if (st.symbolic_configs[i].kernel != RowKernel::RegisterMerge) continue;
+      st.symbolic_configs[i] = hashed[i];
+      again.push_back(hashed[i]);
+    }
+    st.symbolic_pool_bytes =
+        max_of(st.symbolic_pool_bytes,
+               launch_row_kernels<false, Methods>(exec, workspace, v, bins, again, st.settings,
+                                                  budget > 0 ? budget - first_bytes - compressed_b_bytes : 0));
+    scan_row_map();
+  }
   const bool fits = static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max());
   if (!fits) c = CMatrix();
   KOKKOSSPGEMM_REQUIRE(fits, IndexOverflow, "spgemm_symbolic",
