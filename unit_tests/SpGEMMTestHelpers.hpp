@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -150,6 +151,13 @@ std::string check_reuse_rounds(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>
     EXPECT_LE(handle.kept_bytes(), std::max(c_bytes, other)) << what;
   }
   return handle.describe();
+}
+
+/// Grid sides whose stencils have at least `rows` interior rows in 2D and 3D (at least 8 a side).
+inline std::pair<int, int> grid_sides_for_rows(std::int64_t rows) {
+  const int n2 = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(rows)))) + 4;
+  const int n3 = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(rows)))) + 4;
+  return {std::max(n2, 8), std::max(n3, 8)};
 }
 
 /// A (3 x 1000) and B (1000 x 4000) where row 1 of C has 1e5 products over 4,000 columns (rows of B repeat

@@ -134,6 +134,42 @@ TEST(TEST_CATEGORY, jacobi_short_rows_merged_from_registers) {
   }
 }
 
+// A 3D 27-point operator times its tentative prolongator with rows enough to fill the device a thread a row: on GPUs
+// the numeric phase accumulates the rows of C (8 entries from 27 products) in registers, the operand's values
+// computed as read; one-shot and reuse (through the position map and into C's known columns) with new values.
+TEST(TEST_CATEGORY, jacobi_short_rows_of_c_accumulated_in_registers) {
+  using Exec = TEST_EXECSPACE;
+  using Traits = KokkosSpGEMM::BackendTraits<Exec>;
+  using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  const int n = grid_sides_for_rows(KokkosSpGEMM::Impl::concurrency(exec) * 5 / 4).second;
+  const auto a = KokkosSpGEMM::poisson_3d_27pt<double>(n);
+  const auto p = KokkosSpGEMM::tentative_prolongator<double>(n, 3, 2);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto dp = KokkosSpGEMM::copy_to(exec, p);
+  const auto d1 = jacobi_scaling(a.num_rows(), 0.0);
+  const M c1 = KokkosSpGEMM::jacobi_spgemm(exec, 2.0 / 3.0, to_device(exec, d1), da, dp);
+  expect_jacobi_matches(c1, 2.0 / 3.0, d1, a, p, true, "one-shot");
+  TestOptions no_map;
+  no_map.reuse_positions = false;
+  for (const TestOptions& o : {TestOptions(), no_map}) {
+    const std::string what = o.reuse_positions ? "reuse" : "reuse, no map";
+    KokkosSpGEMM::JacobiHandle<Exec, double> h(o, o);
+    M c;
+    KokkosSpGEMM::jacobi_spgemm(exec, h, 0.5, to_device(exec, d1), da, dp, c);
+    expect_jacobi_matches(c, 0.5, d1, a, p, true, what + ", handle");
+    for (int round = 1; round <= 2; ++round) {
+      const auto a2 = with_new_values(a, -1.5 * round, 1.0);
+      const auto p2 = with_new_values(p, 0.25, round);
+      const auto d2 = jacobi_scaling(a.num_rows(), round);
+      KokkosSpGEMM::jacobi_spgemm(exec, h, 0.8, to_device(exec, d2), KokkosSpGEMM::copy_to(exec, a2),
+                                  KokkosSpGEMM::copy_to(exec, p2), c);
+      expect_jacobi_matches(c, 0.8, d2, a2, p2, true, what + ", round " + std::to_string(round));
+    }
+    EXPECT_EQ(h.describe().find("accumulate-registers") != std::string::npos, Traits::is_gpu) << h.describe();
+  }
+}
+
 // The operand kept when A lacks diagonals follows A's new values; 64-bit offsets for C (and the kept operand).
 TEST(TEST_CATEGORY, jacobi_keeps_a_completed_operand_and_takes_64_bit_offsets) {
   using Exec = TEST_EXECSPACE;
@@ -245,11 +281,25 @@ TEST(TEST_CATEGORY, jacobi_rejects_bad_input_with_typed_errors) {
   bad.entries()(3) = 1000;
   EXPECT_THROW(KokkosSpGEMM::jacobi_spgemm(exec, 0.5, d, KokkosSpGEMM::copy_to(exec, bad), dp),
                KokkosSpGEMM::InvalidInput);
+  // A negative column, and a row map that decreases: the pass that checks A also finds its diagonal, reading A's row
+  // map at each entry's column.
+  auto negative = KokkosSpGEMM::poisson_3d_7pt<double>(4);
+  negative.entries()(5) = -2;
+  EXPECT_THROW(KokkosSpGEMM::jacobi_spgemm(exec, 0.5, d, KokkosSpGEMM::copy_to(exec, negative), dp),
+               KokkosSpGEMM::InvalidInput);
+  auto decreasing = KokkosSpGEMM::poisson_3d_7pt<double>(4);
+  decreasing.row_map()(6) = decreasing.row_map()(7) + 2;
+  EXPECT_THROW(KokkosSpGEMM::jacobi_spgemm(exec, 0.5, d, KokkosSpGEMM::copy_to(exec, decreasing), dp),
+               KokkosSpGEMM::InvalidInput);
   // A numeric call without analysis, then with another structure of A.
   KokkosSpGEMM::JacobiHandle<Exec, double> h;
   M c;
   EXPECT_THROW(KokkosSpGEMM::jacobi_spgemm_numeric(exec, h, 0.5, d, da, dp, c), KokkosSpGEMM::HandleMismatch);
   KokkosSpGEMM::jacobi_spgemm(exec, h, 0.5, d, da, dp, c);
+  // A symbolic call on a malformed A throws before it drops the analysis the handle holds.
+  EXPECT_THROW(KokkosSpGEMM::jacobi_spgemm_symbolic(exec, h, KokkosSpGEMM::copy_to(exec, bad), dp, c),
+               KokkosSpGEMM::InvalidInput);
+  EXPECT_TRUE(h.has_analysis());
   const auto other = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::poisson_3d_27pt<double>(4));
   EXPECT_THROW(KokkosSpGEMM::jacobi_spgemm_numeric(exec, h, 0.5, d, other, dp, c), KokkosSpGEMM::HandleMismatch);
   // The handle still serves its structure.

@@ -85,6 +85,20 @@ TEST(TEST_CATEGORY, spgemm_stencil_bins_that_fill_the_device) {
   }
 }
 
+/// m with every entry twice in its place (values 1/4 and 3/4 of it), and m with its rows reversed.
+inline std::pair<HostCsr<double>, HostCsr<double>> repeated_and_reversed(const HostCsr<double>& m) {
+  std::vector<std::vector<std::pair<int, double>>> twice(m.num_rows()), reversed(m.num_rows());
+  for (int i = 0; i < m.num_rows(); ++i) {
+    for (int e = m.row_map()(i); e < m.row_map()(i + 1); ++e) {
+      twice[i].push_back({m.entries()(e), 0.25 * m.values()(e)});
+      twice[i].push_back({m.entries()(e), 0.75 * m.values()(e)});
+      reversed[i].insert(reversed[i].begin(), {m.entries()(e), m.values()(e)});
+    }
+  }
+  return {csr_from_rows<double>(m.num_rows(), m.num_cols(), twice),
+          csr_from_rows<double>(m.num_rows(), m.num_cols(), reversed)};
+}
+
 // Rows of A of at most register_merge_ways entries over sorted rows of B: on GPUs, bins of them whose rows fill the
 // device merge them from registers in both phases. Stencils, A*P with a tentative P, random short rows with empty
 // rows of A and B (rectangular), rows of B that repeat a column, and B unsorted (hashed instead); sorted, unsorted
@@ -102,17 +116,7 @@ TEST(TEST_CATEGORY, spgemm_short_rows_merged_from_registers) {
   ao.rows = 100000, ao.cols = 70000, ao.mean_per_row = 3, ao.empty_row_fraction = 0.1;
   bo.rows = 70000, bo.cols = 50000, bo.mean_per_row = 3, bo.empty_row_fraction = 0.2;
   const M ra = KokkosSpGEMM::random_csr<double>(ao, 11), rb = KokkosSpGEMM::random_csr<double>(bo, 12);
-  // p2d5 with every entry twice in its place (values 1/4 and 3/4 of it), and with its rows reversed.
-  std::vector<std::vector<std::pair<int, double>>> twice(p2d5.num_rows()), reversed(p2d5.num_rows());
-  for (int i = 0; i < p2d5.num_rows(); ++i) {
-    for (int e = p2d5.row_map()(i); e < p2d5.row_map()(i + 1); ++e) {
-      twice[i].push_back({p2d5.entries()(e), 0.25 * p2d5.values()(e)});
-      twice[i].push_back({p2d5.entries()(e), 0.75 * p2d5.values()(e)});
-      reversed[i].insert(reversed[i].begin(), {p2d5.entries()(e), p2d5.values()(e)});
-    }
-  }
-  const M repeats = csr_from_rows<double>(p2d5.num_rows(), p2d5.num_cols(), twice);
-  const M unsorted_b = csr_from_rows<double>(p2d5.num_rows(), p2d5.num_cols(), reversed);
+  const auto [repeats, unsorted_b] = repeated_and_reversed(p2d5);
   struct Case {
     std::string what;
     const M* a;
@@ -138,6 +142,45 @@ TEST(TEST_CATEGORY, spgemm_short_rows_merged_from_registers) {
       EXPECT_FALSE(merged) << c.what << "\n" << d;
     } else if (c.rows_in_one_bin * Traits::max_vector_length >= KokkosSpGEMM::Impl::concurrency(exec)) {
       EXPECT_TRUE(merged) << c.what << "\n" << d;
+    }
+  }
+}
+
+// Rows of C of at most register_accumulate_slots entries, in bins with rows enough to fill the device a thread a
+// row: on GPUs the numeric phase accumulates them in registers. 2D 5-point squared (rows of 13 from 25 products),
+// 3D 27-point and 7-point times P_tent (rows of 8 from 27, of 4 from 7), B unsorted and B repeating columns (the
+// accumulator needs no order); sorted, unsorted and deterministic output, and reuse both through the position map
+// and by gathering into C's known columns (no map), against the reference on every backend. The description must
+// name the accumulator on GPUs, and nowhere else.
+TEST(TEST_CATEGORY, spgemm_short_rows_of_c_accumulated_in_registers) {
+  using Exec = TEST_EXECSPACE;
+  using Traits = KokkosSpGEMM::BackendTraits<Exec>;
+  using M = HostCsr<double>;
+  Exec exec;
+  const auto [n2, n3] = grid_sides_for_rows(KokkosSpGEMM::Impl::concurrency(exec) * 5 / 4);
+  const M p2d5 = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(n2);
+  const M p3d27 = KokkosSpGEMM::poisson_3d_27pt<double, int, int>(n3);
+  const M p3d7 = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(n3);
+  const M p_tent = KokkosSpGEMM::tentative_prolongator<double, int, int>(n3, 3, 2);
+  const auto [repeats, unsorted_b] = repeated_and_reversed(p2d5);
+  const std::string side2 = std::to_string(n2), side3 = std::to_string(n3);
+  const std::pair<std::string, std::pair<const M*, const M*>> cases[] = {
+      {"poisson_2d_5pt(" + side2 + ")^2", {&p2d5, &p2d5}},
+      {"poisson_3d_27pt(" + side3 + ") * P_tent", {&p3d27, &p_tent}},
+      {"poisson_3d_7pt(" + side3 + ") * P_tent", {&p3d7, &p_tent}},
+      {"poisson_2d_5pt(" + side2 + ") * B unsorted", {&p2d5, &unsorted_b}},
+      {"poisson_2d_5pt(" + side2 + ") * B repeating columns", {&p2d5, &repeats}}};
+  TestOptions unsorted, deterministic, no_map;
+  unsorted.sorted = false;
+  deterministic.deterministic = true;
+  no_map.reuse_positions = false;
+  for (const auto& [what, ab] : cases) {
+    const M& a = *ab.first;
+    const M& b = *ab.second;
+    for (const TestOptions& o : {TestOptions(), unsorted, deterministic}) expect_matches_reference<Exec>(a, b, o, what);
+    for (const TestOptions& o : {TestOptions(), no_map}) {
+      const std::string d = check_reuse_rounds<Exec>(a, b, o, what + (o.reuse_positions ? " reuse" : " reuse, no map"));
+      EXPECT_EQ(d.find("accumulate-registers") != std::string::npos, Traits::is_gpu) << what << "\n" << d;
     }
   }
 }

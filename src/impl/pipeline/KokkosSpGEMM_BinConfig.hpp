@@ -16,20 +16,21 @@ namespace KokkosSpGEMM {
 namespace Impl {
 
 enum class RowKernel {
-  Empty,          ///< bin 0: no product, nothing to do
-  Single,         ///< bin 1: every product lands in one column
-  ThreadRows,     ///< one thread (its vector lanes on GPUs) per row, several rows per team, table in scratch
-  RegisterMerge,  ///< symbolic phase on GPUs: one thread per short row of A merges sorted rows of B from registers
-  TeamRow,        ///< one team per row: level-1 table in scratch, level-2 table from the pool when it overflows
-  TeamBitmap,     ///< one team per row: B's columns as a bitmap in scratch, values in a dense array from the pool
-  Dense,          ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
-  Heap,           ///< one thread per row, k-way merge with a min-heap (bhSPARSE heap method); rows by products
-  Esc,            ///< one team per row: expand, sort, compress (bhSPARSE ESC); rows by products
-  Merge,          ///< one team per row: pairwise merge-path rounds (bhSPARSE merge); rows by products
-  SegMerge,       ///< groups of rows through the segmented merge primitive (Ji et al.); rows by products
-  ReplayRows,     ///< reuse: one thread (its vector lanes on GPUs) per row adds products at their mapped places
-  ReplayTeamRow,  ///< reuse: one team per row adds products at their mapped places
-  ReplayTiles     ///< reuse: a warp's threads per tile of equal products, each thread a block of them
+  Empty,               ///< bin 0: no product, nothing to do
+  Single,              ///< bin 1: every product lands in one column
+  ThreadRows,          ///< one thread (its vector lanes on GPUs) per row, several rows per team, table in scratch
+  RegisterMerge,       ///< symbolic phase on GPUs: one thread per short row of A merges sorted rows of B from registers
+  RegisterAccumulate,  ///< numeric phase on GPUs: one thread per short row of C accumulates it in registers
+  TeamRow,             ///< one team per row: level-1 table in scratch, level-2 table from the pool when it overflows
+  TeamBitmap,          ///< one team per row: B's columns as a bitmap in scratch, values in a dense array from the pool
+  Dense,               ///< one thread per row with a dense accumulator of B.num_cols() entries from the pool (CPUs)
+  Heap,                ///< one thread per row, k-way merge with a min-heap (bhSPARSE heap method); rows by products
+  Esc,                 ///< one team per row: expand, sort, compress (bhSPARSE ESC); rows by products
+  Merge,               ///< one team per row: pairwise merge-path rounds (bhSPARSE merge); rows by products
+  SegMerge,            ///< groups of rows through the segmented merge primitive (Ji et al.); rows by products
+  ReplayRows,          ///< reuse: one thread (its vector lanes on GPUs) per row adds products at their mapped places
+  ReplayTeamRow,       ///< reuse: one team per row adds products at their mapped places
+  ReplayTiles          ///< reuse: a warp's threads per tile of equal products, each thread a block of them
 };
 
 /// Kernels that write sorted rows by merging or sorting products: their numeric phase runs on the symbolic
@@ -67,6 +68,8 @@ inline const char* row_kernel_name(RowKernel k) {
       return "thread-rows/hash-scratch";
     case RowKernel::RegisterMerge:
       return "thread-rows/merge-registers";
+    case RowKernel::RegisterAccumulate:
+      return "thread-rows/accumulate-registers";
     case RowKernel::TeamRow:
       // Threads split A's row; the whole team splits each row of B when A's row is shorter than the team.
       return "team-row/hash-scratch";

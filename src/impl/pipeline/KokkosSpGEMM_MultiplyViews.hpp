@@ -34,7 +34,7 @@ struct MultiplyViews {
   Kokkos::View<std::int64_t*, memory_space> row_sizes;
   /// Products per row (the size bound before clipping to B's columns).
   Kokkos::View<const std::int64_t*, memory_space> row_products;
-  /// Symbolic phase: set when the register merge meets a row of B out of order (RegisterMergeRows.hpp).
+  /// Symbolic phase: set when the register merge meets a row of B out of order (RegisterRows.hpp).
   Kokkos::View<std::uint64_t*, memory_space> b_disorder;
   /// Symbolic phase on CPUs: B's rows as runs of (column / 64, bit mask), when that compresses B
   /// (CompressedB.hpp); empty otherwise.

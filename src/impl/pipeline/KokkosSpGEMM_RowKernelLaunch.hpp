@@ -10,7 +10,7 @@
 #include <impl/accumulate/KokkosSpGEMM_BitmapRowKernel.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashRowKernels.hpp>
 #include <impl/accumulate/KokkosSpGEMM_MergeRowKernel.hpp>
-#include <impl/accumulate/KokkosSpGEMM_RegisterMergeRows.hpp>
+#include <impl/accumulate/KokkosSpGEMM_RegisterRows.hpp>
 #include <impl/accumulate/KokkosSpGEMM_DenseRowKernel.hpp>
 #include <impl/accumulate/KokkosSpGEMM_SingleEntryRows.hpp>
 
@@ -278,6 +278,8 @@ class RowKernelLauncher {
         return merge(c);
       case RowKernel::RegisterMerge:
         return register_merge(c);
+      case RowKernel::RegisterAccumulate:
+        return register_accumulate(c);
       case RowKernel::Heap:
       case RowKernel::Esc:
       case RowKernel::SegMerge:
@@ -456,6 +458,27 @@ class RowKernelLauncher {
       Kokkos::parallel_for(phase + "register_merge_bin_" + std::to_string(c.bin),
                            Impl::Range<ExecSpace>(exec, 0, c.rows),
                            RegisterMergeCountKernel<Views, Perm>{v, bins.perm, bins.offsets[c.bin]});
+    }
+  }
+
+  /// Numeric phase, short rows of C (GPUs): a thread a row accumulates them in registers, 8 slots where the bin's
+  /// rows fit them (half the compares a product).
+  void register_accumulate(const BinConfig& c) {
+    if constexpr (!Numeric) {
+      throw std::logic_error("KokkosSpGEMM: the register accumulator fills rows of the numeric phase only");
+    } else {
+      if (c.bound > register_accumulate_slots) {
+        throw std::logic_error("KokkosSpGEMM: a bin of rows longer than the register accumulator's slots");
+      }
+      const auto launch = [&](auto kernel) {
+        Kokkos::parallel_for(phase + "register_accumulate_bin_" + std::to_string(c.bin),
+                             Impl::Range<ExecSpace>(exec, 0, c.rows), kernel);
+      };
+      if (c.bound <= 8) {
+        launch(RegisterAccumulateKernel<Views, Perm, 8>{v, bins.perm, bins.offsets[c.bin]});
+      } else {
+        launch(RegisterAccumulateKernel<Views, Perm, register_accumulate_slots>{v, bins.perm, bins.offsets[c.bin]});
+      }
     }
   }
 

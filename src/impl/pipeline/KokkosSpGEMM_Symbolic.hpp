@@ -105,9 +105,19 @@ constexpr std::int64_t auto_merge_max_mean_a_row = 48;
 
 /// Auto's symbolic choice on GPUs for bins of short rows of A (at most register_merge_ways entries; bounds up to
 /// register_merge_max_bound products) whose rows fill the device a warp's lanes a row: they count their rows by
-/// merging rows of B from registers (RegisterMergeRows.hpp). Bins of fewer rows keep the lanes of thread rows, which
+/// merging rows of B from registers (RegisterRows.hpp). Bins of fewer rows keep the lanes of thread rows, which
 /// spread a row's latency. Returns whether any bin took it.
 constexpr std::int64_t register_merge_max_bound = 64;
+
+/// A bin's configuration for a kernel of rows in registers: a thread a row, no team shape, no table.
+inline BinConfig register_rows_config(const BinConfig& c, RowKernel kernel) {
+  BinConfig r;
+  r.bin = c.bin;
+  r.rows = c.rows;
+  r.bound = c.bound;
+  r.kernel = kernel;
+  return r;
+}
 
 template <class ExecSpace, class Bins>
 bool choose_register_merge_bins(const Bins& bins, std::vector<BinConfig>& configs, const Settings& options) {
@@ -119,15 +129,29 @@ bool choose_register_merge_bins(const Bins& bins, std::vector<BinConfig>& config
         c.rows * Traits::max_vector_length < concurrency(ExecSpace())) {
       continue;
     }
-    BinConfig merged;
-    merged.bin = c.bin;
-    merged.rows = c.rows;
-    merged.bound = c.bound;
-    merged.kernel = RowKernel::RegisterMerge;
-    c = merged;
+    c = register_rows_config(c, RowKernel::RegisterMerge);
     any = true;
   }
   return any;
+}
+
+/// Auto's numeric choice on GPUs for bins of rows of C of at most register_accumulate_slots entries whose rows fill
+/// the device a thread a row and cost at most register_accumulate_max_products products each: a thread a row adds
+/// them in registers (RegisterRows.hpp). There the hash rows' lanes contend for a few slots of a small table (27
+/// products onto 8 columns in A*P_tent of a 27-point stencil) and pay an atomic a product; fewer rows keep the
+/// lanes, which spread a row's latency, and a row of many products would hold its thread long.
+constexpr std::int64_t register_accumulate_max_products = 64;
+
+template <class ExecSpace, class Bins>
+void choose_register_accumulate_bins(const Bins& bins, std::vector<BinConfig>& configs, const Settings& options) {
+  if (!BackendTraits<ExecSpace>::is_gpu || options.algorithm != Algorithm::Auto) return;
+  for (BinConfig& c : configs) {
+    if (c.bin < 2 || c.bound > register_accumulate_slots || bins.most(c.bin) > register_accumulate_max_products ||
+        c.rows < concurrency(ExecSpace())) {
+      continue;
+    }
+    c = register_rows_config(c, RowKernel::RegisterAccumulate);
+  }
 }
 
 template <class ExecSpace, class Views>
@@ -322,6 +346,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
         bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask}, RowProducts<decltype(v)>{v}, st.single_use);
     st.numeric_configs =
         configure_bins<ExecSpace, Ordinal, Scalar, true>(st.numeric_bins, b.num_cols(), hash_family, mean_b_met);
+    choose_register_accumulate_bins<ExecSpace>(st.numeric_bins, st.numeric_configs, st.settings);
     // Bins the symbolic phase ran with a sorted-row kernel keep it; bins Auto moved to merging get the merge kernel.
     Settings product_family = st.settings;
     if (product_kernel_for(product_family.algorithm, 2) == RowKernel::Empty)
