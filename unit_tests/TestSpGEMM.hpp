@@ -185,6 +185,59 @@ TEST(TEST_CATEGORY, spgemm_short_rows_of_c_accumulated_in_registers) {
   }
 }
 
+// Under Auto, CPU dense rows of graphs (rows of very unequal products that compress a little) add without a branch
+// on new columns; each row must leave its slots zero for the next (thousands of rows, empty ones among them), and the
+// repeated calls take the pools' blocks back from the temporary cache. Sorted and unsorted, rectangular B, B with
+// repeated and unsorted columns, reuse with and without the position map; a stencil keeps the branch, and GPUs have
+// no dense rows.
+TEST(TEST_CATEGORY, spgemm_graph_rows_dense_without_branches) {
+  using Exec = TEST_EXECSPACE;
+  using Traits = KokkosSpGEMM::BackendTraits<Exec>;
+  using M = HostCsr<double>;
+  const M g = KokkosSpGEMM::rmat<double, int, int>(11, 8, 5);
+  std::vector<std::vector<std::pair<int, double>>> left(g.num_rows());
+  for (int i = 0; i < g.num_rows(); ++i) {
+    for (int e = g.row_map()(i); e < g.row_map()(i + 1); ++e) {
+      if (g.entries()(e) < 1000) left[i].push_back({g.entries()(e), g.values()(e)});
+    }
+  }
+  const M b = csr_from_rows<double>(g.num_rows(), 1000, left);
+  // Every entry twice in even rows (all rows twice would compress past the rule's bound).
+  auto [twice, unsorted_b] = repeated_and_reversed(g);
+  std::vector<std::vector<std::pair<int, double>>> some(g.num_rows());
+  for (int i = 0; i < g.num_rows(); ++i) {
+    const M& from = i % 2 == 0 ? twice : g;
+    for (int e = from.row_map()(i); e < from.row_map()(i + 1); ++e)
+      some[i].push_back({from.entries()(e), from.values()(e)});
+  }
+  const M repeats = csr_from_rows<double>(g.num_rows(), g.num_cols(), some);
+  const M stencil = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(40);
+  const std::pair<std::string, std::pair<const M*, const M*>> cases[] = {
+      {"rmat(11, 8)^2", {&g, &g}},
+      {"rmat(11, 8) * its first 1,000 columns", {&g, &b}},
+      {"rmat(11, 8) * B repeating columns", {&g, &repeats}},
+      {"rmat(11, 8) * B unsorted", {&g, &unsorted_b}}};
+  TestOptions unsorted, no_map;
+  unsorted.sorted = false;
+  no_map.reuse_positions = false;
+  for (const auto& [what, ab] : cases) {
+    const M& a = *ab.first;
+    const M& bb = *ab.second;
+    const auto [products, most] = product_totals(a, bb);
+    ASSERT_GE(most * a.num_rows(), KokkosSpGEMM::Impl::dense_branch_free_spread * products) << what;
+    for (int call = 0; call < 3; ++call) {
+      for (const TestOptions& o : {TestOptions(), unsorted}) expect_matches_reference<Exec>(a, bb, o, what);
+    }
+    for (const TestOptions& o : {TestOptions(), unsorted, no_map}) {
+      const std::string d =
+          check_reuse_rounds<Exec>(a, bb, o, what + (o.reuse_positions ? " reuse" : " reuse, no map"));
+      EXPECT_EQ(d.find("branch-free") != std::string::npos, !Traits::is_gpu) << what << "\n" << d;
+    }
+  }
+  const std::string d = check_reuse_rounds<Exec>(stencil, stencil, TestOptions(), "poisson_2d_5pt(40)^2");
+  EXPECT_EQ(d.find("branch-free"), std::string::npos) << d;
+}
+
 TEST(TEST_CATEGORY, spgemm_galerkin_chain) {
   // R*(A*P) with R = P^T built on the host: a rectangular chain as multigrid forms it.
   const auto a = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(8);

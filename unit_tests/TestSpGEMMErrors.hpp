@@ -107,6 +107,47 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
   }
 }
 
+// Rows of A whose rows of C are empty are not replayed; a bad column or row map there must still throw on a reuse
+// call through the map (CPUs check A as the replay reads it, and those rows beside it), with B a copy of A and B the
+// very arrays of A, and the handle must serve valid operands afterwards.
+TEST(TEST_CATEGORY, error_malformed_operands_in_rows_the_map_leaves) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  // Rows 3 and 5 of A name only empty rows of A (4 and 1): their rows of A * A are empty.
+  const std::vector<std::vector<std::pair<int, double>>> rows = {{{1, 1.0}, {2, 2.0}}, {}, {{3, 3.0}},
+                                                                 {{4, 4.0}},           {}, {{1, 5.0}}};
+  const auto a = csr_from_rows<double>(6, 6, rows);
+  auto broken = [&](auto edit) {
+    auto m = KokkosSpGEMM::copy_to(Kokkos::DefaultHostExecutionSpace(), a);
+    edit(m);
+    return KokkosSpGEMM::copy_to(exec, m);
+  };
+  const auto bad_column = broken([](auto& m) { m.entries()(4) = 11; });  // row 3's entry
+  const auto bad_row_map = broken([](auto& m) { m.row_map()(4) = 2; });  // row 3 ends before it starts
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  for (const bool same_arrays : {false, true}) {
+    for (const auto& [bad, what] :
+         {std::pair{bad_column, std::string("column index 11")}, std::pair{bad_row_map, std::string("row map")}}) {
+      TestOptions o;
+      o.synchronous_checks = true;
+      o.reuse_positions_bytes = 4096;  // a map for so small a C (by default it keeps within C's size)
+      KokkosSpGEMM::Handle<Exec, double> handle(o);
+      KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+      KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);
+      for (int call = 0; call < 3; ++call) KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+      ASSERT_NE(handle.describe().find("replayed from it"), std::string::npos) << handle.describe();
+      const std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+          [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, bad, same_arrays ? bad : da, c); });
+      EXPECT_NE(msg.find(what), std::string::npos) << msg;
+      for (int call = 0; call < 2; ++call) {
+        KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+        const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, a);
+        EXPECT_TRUE(cmp.ok) << cmp.message;
+      }
+    }
+  }
+}
+
 // A map that leaves some bins to hash tables: the check beside the replay must stop those kernels too (they would
 // follow the bad column), in the call's own verdict (synchronous_checks) and in a deferred one.
 TEST(TEST_CATEGORY, error_malformed_operands_with_a_partial_position_map) {

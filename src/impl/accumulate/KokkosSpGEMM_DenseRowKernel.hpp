@@ -22,12 +22,20 @@ namespace Impl {
 /// a chain of store-to-load waits (docs/performance.md). Values need no clearing either: a new column's slot is
 /// overwritten. The bitmap is set from the touched list only when the row is emitted by walking it, and the walk
 /// clears it, so a chunk is always clean when free; the pool starts with header, stamps and bitmaps zeroed.
-template <class ExecSpace, bool Numeric, class Views, class Perm, bool Summary = false, bool Gather = false>
+///
+/// BranchFree (numeric, Auto's choice for rows of very unequal products that compress a little: graphs): instead of a
+/// branch on whether a column is new, every product lists its column past the row's last, counts it only when new
+/// and adds to its slot, which the row's write-out leaves zero. On such rows whether a column is new is a coin toss
+/// the branch mispredicts; on rows of a repeating pattern (stencils) it predicts well, and the branch-free form's
+/// count of new columns, on which each list store's address waits, costs more (docs/performance.md).
+template <class ExecSpace, bool Numeric, class Views, class Perm, bool Summary = false, bool Gather = false,
+          bool BranchFree = false>
 struct DenseRowKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
   using Stamp = std::uint16_t;
+  static_assert(!(Gather && BranchFree), "the gather of known columns does not clear its values");
 
   // Sorted output: by walking the bitmap between the row's first and last column (64 columns a word, in order, and
   // clearing it on the way) when that span has at most walk_words_per_entry words per entry: dense rows, as of 3D
@@ -53,8 +61,8 @@ struct DenseRowKernel {
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
   bool by_token = false;
 
-  // Chunk layout: header (the last stamp handed out), stamps, bitmap (and summary), values, touched list; each part
-  // 16-byte aligned (any scalar type).
+  // Chunk layout: header (the last stamp handed out; at byte 8 whether the values are zeroed), stamps, bitmap (and
+  // summary), values, touched list; each part 16-byte aligned (any scalar type).
   KOKKOS_INLINE_FUNCTION static std::size_t round16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
   static constexpr std::size_t header_bytes = 16;
   KOKKOS_INLINE_FUNCTION static std::size_t stamp_bytes(Ordinal width) {
@@ -69,15 +77,28 @@ struct DenseRowKernel {
   KOKKOS_INLINE_FUNCTION static std::size_t bitmap_bytes(Ordinal width) {
     return Numeric && !Gather ? round16((bitmap_words(width) + summary_words(width)) * 8) : 0;
   }
-  /// What the pool zeroes, and every row leaves as it found it: header, stamps and bitmaps.
-  KOKKOS_INLINE_FUNCTION static std::size_t zeroed_bytes(Ordinal width) {
-    return header_bytes + stamp_bytes(width) + bitmap_bytes(width);
-  }
   KOKKOS_INLINE_FUNCTION static std::size_t value_bytes(Ordinal width) {
     return Numeric ? round16(static_cast<std::size_t>(width) * sizeof(Scalar)) : 0;
   }
+  /// What the pool zeroes, and every row leaves as it found it: header, stamps and bitmaps. BranchFree: the values,
+  /// which every row leaves zero too, are zeroed by the chunk's first work item of the launch (values_ready): a
+  /// launch of few threads over many chunks would otherwise zero them all.
+  KOKKOS_INLINE_FUNCTION static std::size_t zeroed_bytes(Ordinal width) {
+    return header_bytes + stamp_bytes(width) + bitmap_bytes(width);
+  }
   KOKKOS_INLINE_FUNCTION static std::size_t chunk_bytes(Ordinal width, std::int64_t bound) {
     return zeroed_bytes(width) + value_bytes(width) + static_cast<std::size_t>(bound + 1) * sizeof(Ordinal);
+  }
+
+  /// The chunk's values; BranchFree: zeroed at their first use since the pool zeroed its header.
+  KOKKOS_INLINE_FUNCTION Scalar* values_ready(char* chunk) const {
+    Scalar* acc = reinterpret_cast<Scalar*>(chunk + zeroed_bytes(width));
+    std::uint32_t& ready = *reinterpret_cast<std::uint32_t*>(chunk + 8);
+    if (BranchFree && !ready) {
+      for (Ordinal c = 0; c < width; ++c) acc[c] = Scalar();
+      ready = 1;
+    }
+    return acc;
   }
 
   KOKKOS_INLINE_FUNCTION void release(std::int64_t chunk_id) const {
@@ -155,6 +176,8 @@ struct DenseRowKernel {
     Stamp* stamps = reinterpret_cast<Stamp*>(chunk + header_bytes);
     std::uint64_t* bits = reinterpret_cast<std::uint64_t*>(chunk + header_bytes + stamp_bytes(width));
     Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + zeroed_bytes(width) + value_bytes(width));
+    Scalar* acc = nullptr;
+    if constexpr (Numeric) acc = values_ready(chunk);
     for (std::int64_t r = begin; r < end; ++r) {
       const Ordinal row = perm(first + r);
       if constexpr (!Numeric) {
@@ -163,8 +186,7 @@ struct DenseRowKernel {
                                ? count_compressed(row, reinterpret_cast<std::uint64_t*>(stamps), touched)
                                : count_columns(row, stamps, next_stamp(chunk, stamps));
       } else {
-        accumulate(row, stamps, next_stamp(chunk, stamps), bits, reinterpret_cast<Scalar*>(chunk + zeroed_bytes(width)),
-                   touched);
+        accumulate(row, stamps, next_stamp(chunk, stamps), bits, acc, touched);
       }
     }
     release(chunk_id);
@@ -185,17 +207,24 @@ struct DenseRowKernel {
       const Ordinal k = v.a_cols(e);
       const Scalar a_val = a_row(a_vals[e], e);
       const auto end = b_rows[k + 1];
-      // A branch on whether the column is new: it predicts well on stencils (rows of a pattern that repeats) and
-      // where nearly every product is new; a branch-free form (select the old sum or zero, and count) lost on those
-      // and won nothing on graphs (docs/performance.md).
-      for (auto jb = b_rows[k]; jb < end; ++jb) {
-        const Ordinal col = b_cols[jb];
-        if (stamps[col] != stamp) {
+      if constexpr (BranchFree) {
+        for (auto jb = b_rows[k]; jb < end; ++jb) {
+          const Ordinal col = b_cols[jb];
+          touched[n] = col;
+          n += stamps[col] != stamp;
           stamps[col] = stamp;
-          touched[n++] = col;
-          acc[col] = Scalar();
+          acc[col] += a_val * b_vals[jb];
         }
-        acc[col] += a_val * b_vals[jb];
+      } else {
+        for (auto jb = b_rows[k]; jb < end; ++jb) {
+          const Ordinal col = b_cols[jb];
+          if (stamps[col] != stamp) {
+            stamps[col] = stamp;
+            touched[n++] = col;
+            acc[col] = Scalar();
+          }
+          acc[col] += a_val * b_vals[jb];
+        }
       }
     }
     Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
@@ -229,16 +258,17 @@ struct DenseRowKernel {
         }
       }
       for (std::int64_t i = 0; i < n; ++i) {
-        c_cols[i] = touched[i];
-        c_vals[i] = acc[touched[i]];
+        const Ordinal col = touched[i];
+        c_cols[i] = col;
+        c_vals[i] = acc[col];
+        if constexpr (BranchFree) acc[col] = Scalar();
       }
     }
   }
 
   /// Writes the row's columns in order from the bitmap(s) of its touched list (columns lo to hi), clearing them.
   KOKKOS_INLINE_FUNCTION void walk_bitmap(const Ordinal* touched, std::int64_t n, Ordinal lo, Ordinal hi,
-                                          std::uint64_t* bits, const Scalar* acc, Ordinal* c_cols,
-                                          Scalar* c_vals) const {
+                                          std::uint64_t* bits, Scalar* acc, Ordinal* c_cols, Scalar* c_vals) const {
     std::uint64_t* summary = bits + bitmap_words(width);
     for (std::int64_t i = 0; i < n; ++i) {
       const Ordinal col = touched[i];
@@ -253,6 +283,7 @@ struct DenseRowKernel {
         const Ordinal col = static_cast<Ordinal>(w * 64 + lowest_bit_u64(word));
         c_cols[out] = col;
         c_vals[out++] = acc[col];
+        if constexpr (BranchFree) acc[col] = Scalar();
       }
     };
     if constexpr (Summary) {

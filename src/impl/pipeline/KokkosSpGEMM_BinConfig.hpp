@@ -114,6 +114,8 @@ struct BinConfig {
   /// symbolic phase measures them once for the numeric configs, so reuse calls skip that pass).
   std::int64_t max_products = -1;
   std::int64_t max_a_len = -1;
+  /// The CPU dense accumulator's numeric rows without a branch on new columns (DenseRowKernel, dense_branch_free).
+  bool branch_free = false;
 };
 
 /// The scratch bytes a team may use: the option, else the backend default, never more than the runtime maximum.
@@ -189,6 +191,22 @@ bool dense_accumulator_for(const Settings& options, std::int64_t b_cols) {
   return !BackendTraits<ExecSpace>::is_gpu &&
          (options.algorithm == Algorithm::Dense ||
           (options.algorithm == Algorithm::Auto && b_cols <= options.dense_max_columns));
+}
+
+/// Whether the CPU dense accumulator's numeric rows go without a branch on new columns (DenseRowKernel's
+/// BranchFree), under Auto: where the longest row has at least dense_branch_free_spread times the mean row's products
+/// (rows of a graph, not of a stencil's repeating pattern) and the products compress by a factor between
+/// dense_branch_free_compression's bounds, so that a product's column is neither nearly always new nor nearly
+/// always seen (measured: docs/performance.md).
+constexpr std::int64_t dense_branch_free_spread = 6;
+constexpr double dense_branch_free_compression[2] = {1.2, 4.0};
+
+inline bool dense_branch_free(const Settings& options, std::int64_t rows, std::int64_t products,
+                              std::int64_t max_products, std::int64_t nnz) {
+  if (options.algorithm != Algorithm::Auto || rows <= 0 || nnz <= 0) return false;
+  const double compression = static_cast<double>(products) / static_cast<double>(nnz);
+  return max_products * rows >= dense_branch_free_spread * products &&
+         compression >= dense_branch_free_compression[0] && compression <= dense_branch_free_compression[1];
 }
 
 /// The one bin of the dense accumulator over all rows in order (RowBins::in_order); bound: the largest row bound.
@@ -348,6 +366,7 @@ inline std::string describe_bin(const BinConfig& c) {
                 c.kernel == RowKernel::Dense ? "  dense width " : (c.may_spill ? "  l2 " : ""));
   std::string s(line);
   if (c.kernel == RowKernel::Dense || c.may_spill) s += std::to_string(c.l2_entries);
+  if (c.kernel == RowKernel::Dense && c.branch_free) s += " branch-free";
   if (c.kernel == RowKernel::TeamBitmap) s += " (hash level 2 when the pool cannot hold dense rows)";
   return s;
 }

@@ -173,7 +173,10 @@ struct OperandItems {
     }
   }
 
+  static constexpr bool checks = true;
   KOKKOS_INLINE_FUNCTION std::int64_t size() const { return items_end; }
+  /// A's rows and entries: the first items.
+  KOKKOS_INLINE_FUNCTION std::int64_t a_items() const { return a_end; }
 
   KOKKOS_INLINE_FUNCTION bool ok(const std::int64_t i) const {
     if (i < ra) return csr_offsets_ok(a_rows, static_cast<std::size_t>(na), static_cast<Ordinal>(i), ra);

@@ -503,12 +503,12 @@ class RowKernelLauncher {
     };
     const auto launch_rows = [&](auto rows_perm, const std::string& name) {
       using P = decltype(rows_perm);
-      // Summary and Gather as integral constants: one kernel type per choice, built in one place.
-      const auto run = [&](auto summary, auto gather) {
-        launch(
-            DenseRowKernel<ExecSpace, Numeric, Views, P, decltype(summary)::value, decltype(gather)::value>{
-                v, rows_perm, first, width, dense_shared.bound, Pool(), options.sorted},
-            name);
+      // Summary, Gather and BranchFree as integral constants: one kernel type per choice, built in one place.
+      const auto run = [&](auto summary, auto gather, auto branch_free) {
+        launch(DenseRowKernel<ExecSpace, Numeric, Views, P, decltype(summary)::value, decltype(gather)::value,
+                              decltype(branch_free)::value>{v, rows_perm, first, width, dense_shared.bound, Pool(),
+                                                            options.sorted},
+               name);
       };
       using Yes = std::true_type;
       using No = std::false_type;
@@ -518,10 +518,14 @@ class RowKernelLauncher {
         const bool sparse_rows =
             static_cast<std::int64_t>(DenseRowKernel<ExecSpace, Numeric, Views, P>::bitmap_words(width)) >
             dense_summary_ratio * static_cast<std::int64_t>(v.c_cols.extent(0)) / a_rows;
-        if (v.known_columns) return run(No(), Yes());
-        if (options.sorted && sparse_rows) return run(Yes(), No());
+        if (v.known_columns) return run(No(), Yes(), No());
+        if (dense_shared.branch_free) {
+          if (options.sorted && sparse_rows) return run(Yes(), No(), Yes());
+          return run(No(), No(), Yes());
+        }
+        if (options.sorted && sparse_rows) return run(Yes(), No(), No());
       }
-      run(No(), No());
+      run(No(), No(), No());
     };
     if (bins.in_order) {
       launch_rows(RowsInOrder<Ordinal>{}, phase + "dense_rows");

@@ -339,6 +339,8 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   if (in_order) {
     st.numeric_bins = bins;
     st.numeric_configs = st.symbolic_configs;
+    st.numeric_configs[0].branch_free =
+        dense_branch_free(st.settings, rows, totals.products, totals.max_products, static_cast<std::int64_t>(nnz));
   } else if (!rmerge) {
     Settings hash_family = st.settings;
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;

@@ -41,12 +41,12 @@ KOKKOS_INLINE_FUNCTION void store_position(unsigned char* base, int width, std::
   }
 }
 
-/// One entry's share of the checksum of C's columns: sensitive to the column and to its place in C.
+/// One entry's share of the checksum of C's columns: sensitive to the column and to its place in C. Two rounds of
+/// multiply and xor-shift, where splitmix64's three took a tenth of a CPU replay (docs/performance.md).
 KOKKOS_INLINE_FUNCTION std::uint64_t column_check_term(std::int64_t col, std::int64_t index) {
   std::uint64_t x = static_cast<std::uint64_t>(col) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index);
-  x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;  // splitmix64 finaliser
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
+  x = (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ull;
+  return x ^ (x >> 32);
 }
 
 /// Up to max_runs runs of mapped bins for one tile-replay launch (by value: a handful of numbers each).

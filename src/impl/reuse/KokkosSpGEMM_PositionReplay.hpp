@@ -12,9 +12,12 @@
 #include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionMap.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -153,6 +156,112 @@ struct ReplayRowsKernel {
         },
         check);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { src.add_check(check); });
+  }
+};
+
+/// The checks of A that a host replay makes as it reads A (ReplayHostRowsKernel, CheckUnmappedRowsKernel): a row's
+/// offsets (csr_offsets_ok), and for each of its entries the column and the offsets of the row of B it names, which
+/// must lie within B's entries (B's first and last offsets are checked as B's own rows beside the replay, or as A's
+/// where B is A).
+template <class Views>
+struct HostOperandChecks {
+  using Ordinal = typename Views::ordinal_type;
+  Ordinal a_num_rows = 0, b_num_rows = 0;
+
+  KOKKOS_INLINE_FUNCTION bool row_ok(const Views& v, const Ordinal row) const {
+    return csr_offsets_ok(v.a_rows, v.a_cols.extent(0), row, a_num_rows);
+  }
+  KOKKOS_INLINE_FUNCTION bool entry_ok(const Views& v, const Ordinal k) const {
+    using Unsigned = std::make_unsigned_t<Ordinal>;
+    if (static_cast<Unsigned>(k) >= static_cast<Unsigned>(b_num_rows)) return false;
+    const auto begin = v.b_rows(k), end = v.b_rows(k + 1);
+    return !is_negative(begin) && begin <= end && static_cast<std::size_t>(end) <= v.b_cols.extent(0);
+  }
+};
+
+/// Rows of C a host replay's work item takes: a team of one thread and its reduction of the checksum a run of rows,
+/// so that a thread's start, its turn at the dynamic schedule and its reduction are paid once for many short rows
+/// (measured against a flat range of rows and against teams of 8: docs/performance.md).
+constexpr int replay_host_rows_per_team = 32;
+
+/// CPUs: a row of C a thread, runs of replay_host_rows_per_team rows a team of one thread, the sums in the row of C
+/// itself, in A's then B's order. The checksum is the launch's reduction (no atomic a team, whose cache line the
+/// threads would pass around). CheckA: A's rows and entries are checked as they are read (HostOperandChecks), so
+/// that the check beside the replay passes over B alone; a row or entry that fails is counted into bad and never
+/// followed. W: the places' width.
+template <class ExecSpace, bool CheckA, int W, class Views, class Perm>
+struct ReplayHostRowsKernel {
+  using Ordinal = typename Views::ordinal_type;
+  using Scalar = typename Views::scalar_type;
+  using Policy = Impl::Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+
+  Views v;
+  Perm perm;
+  ReplaySource<typename ExecSpace::memory_space> src;
+  std::int64_t first = 0, rows = 0;
+  HostOperandChecks<Views> checks;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, std::uint64_t& check, std::uint64_t& bad) const {
+    const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * replay_host_rows_per_team;
+    const std::int64_t end = begin + replay_host_rows_per_team < rows ? begin + replay_host_rows_per_team : rows;
+    // Sums in locals: the reduction's own places may alias the views' 64-bit data, which the compiler would then
+    // reload after every add.
+    std::uint64_t run_check = 0, run_bad = 0;
+    for (std::int64_t i = begin; i < end; ++i) row(i, run_check, run_bad);
+    check += run_check;
+    bad += run_bad;
+  }
+
+  KOKKOS_INLINE_FUNCTION void row(const std::int64_t i, std::uint64_t& check, std::uint64_t& bad) const {
+    const std::int64_t q = first + i;
+    const Ordinal row = perm(q);
+    const auto c_begin = v.c_rows(row);
+    const auto c_end = v.c_rows(row + 1);
+    Scalar* sums = v.c_vals.data() + c_begin;
+    for (auto s = c_begin; s < c_end; ++s) sums[s - c_begin] = Scalar();
+    if (CheckA && !checks.row_ok(v, row)) {
+      ++bad;
+      return;
+    }
+    const unsigned char* places = src.row(q);
+    std::int64_t offset = 0;
+    const auto a_end = v.a_rows(row + 1);
+    for (auto e = v.a_rows(row); e < a_end; ++e) {
+      const Ordinal k = v.a_cols(e);
+      if (CheckA && !checks.entry_ok(v, k)) {
+        ++bad;
+        continue;
+      }
+      const Scalar a_val = v.a_value(row, e);
+      const auto b_begin = v.b_rows(k);
+      const std::int64_t b_len = static_cast<std::int64_t>(v.b_rows(k + 1) - b_begin);
+      for (std::int64_t jj = 0; jj < b_len; ++jj) {
+        sums[load_position(places, W, offset + jj)] += a_val * v.b_vals(b_begin + jj);
+      }
+      offset += b_len;
+    }
+    for (auto s = c_begin; s < c_end; ++s) check += column_check_term(v.c_cols(s), static_cast<std::int64_t>(s));
+  }
+};
+
+/// The HostOperandChecks of the rows the map does not replay (rows of C with no entries, and rows left to hash
+/// tables), q in [first, first + count) of the bins' order: with the replay's, every row of A.
+template <class ExecSpace, class Views, class Perm>
+struct CheckUnmappedRowsKernel {
+  using Ordinal = typename Views::ordinal_type;
+  Views v;
+  Perm perm;
+  std::int64_t first = 0;
+  HostOperandChecks<Views> checks;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, std::uint64_t& bad) const {
+    const Ordinal row = perm(first + i);
+    if (!checks.row_ok(v, row)) {
+      ++bad;
+      return;
+    }
+    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) bad += checks.entry_ok(v, v.a_cols(e)) ? 0 : 1;
   }
 };
 
@@ -412,9 +521,22 @@ struct ReplayTeamRowKernel {
 
 /// Operands not checked beside the replay (they passed check_operands before it).
 struct NoOperandItems {
+  static constexpr bool checks = false;
   KOKKOS_INLINE_FUNCTION std::int64_t size() const { return 0; }
+  KOKKOS_INLINE_FUNCTION std::int64_t a_items() const { return 0; }
   KOKKOS_INLINE_FUNCTION bool ok(std::int64_t) const { return true; }
   KOKKOS_INLINE_FUNCTION std::int64_t bad_items(std::int64_t, std::int64_t) const { return 0; }
+};
+
+/// The items of `all` past A's (OperandItems: B's rows and entries; none where B is A).
+template <class Items>
+struct ItemsPastA {
+  Items all;
+  KOKKOS_INLINE_FUNCTION std::int64_t size() const { return all.size() - all.a_items(); }
+  KOKKOS_INLINE_FUNCTION bool ok(std::int64_t i) const { return all.ok(i + all.a_items()); }
+  KOKKOS_INLINE_FUNCTION std::int64_t bad_items(std::int64_t lo, std::int64_t hi) const {
+    return all.bad_items(lo + all.a_items(), hi + all.a_items());
+  }
 };
 
 /// Counts the rows and entries of A and B (OperandItems) that break the CSR rules into status(2), on the device (no
@@ -564,6 +686,81 @@ struct ReplayTilesKernel {
   }
 };
 
+/// Whether the replay runs as ReplayHostRowsKernel (CPUs): every bin of the map keeps its sums in C a thread a row.
+template <class Map>
+bool replays_host_rows(const Map& map) {
+  for (const auto& mb : map.mapped) {
+    if (mb.config.kernel != RowKernel::ReplayRows || !mb.in_c) return false;
+  }
+  return true;
+}
+
+/// The replay of replays_host_rows: a launch a mapped bin, adding its checksum to status(1). With operand items,
+/// B is checked beside it, A as the replay reads it and in the rows the map leaves (CheckUnmappedRowsKernel), before
+/// those rows' kernels run; what fails goes to status(2), and then the replay is skipped or not to be trusted. Host
+/// memory: the sums go to status without a kernel.
+template <class ExecSpace, class Views, class Map, class Status, class Items>
+void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, const Items& items) {
+  using Perm = decltype(map.bins.perm);
+  using Space = typename ExecSpace::memory_space;
+  using Ordinal = typename Views::ordinal_type;
+  static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space>::accessible, "a host replay");
+  const HostOperandChecks<Views> checks{static_cast<Ordinal>(v.a_rows.extent(0) - 1),
+                                        static_cast<Ordinal>(v.b_rows.extent(0) - 1)};
+  std::uint64_t bad = 0, check = 0;
+  if constexpr (Items::checks) {
+    count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands_beside_replay", ItemsPastA<Items>{items}, bad);
+    // The rows between the mapped runs, which lie in the bins' order.
+    std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+    for (const auto& mb : map.mapped) runs.push_back({mb.row_begin, mb.row_end});
+    std::sort(runs.begin(), runs.end());
+    std::int64_t next = 0;
+    runs.push_back({static_cast<std::int64_t>(map.bins.perm.extent(0)), 0});
+    for (const auto& run : runs) {
+      if (run.first > next) {
+        std::uint64_t found = 0;
+        Kokkos::parallel_reduce("KokkosSpGEMM::InputChecks::unmapped_rows_beside_replay",
+                                Impl::Range<ExecSpace>(exec, 0, run.first - next),
+                                CheckUnmappedRowsKernel<ExecSpace, Views, Perm>{v, map.bins.perm, next, checks}, found);
+        bad += found;
+      }
+      next = max_of(next, run.second);
+    }
+  }
+  for (const auto& mb : map.mapped) {
+    if (bad > 0) break;  // B or an unmapped row of A failed: no row of B is to be followed
+    const BinConfig& c = mb.config;
+    const ReplaySource<Space> src{map.positions.data(),
+                                  map.product_start,
+                                  map.entry_offsets,
+                                  status,
+                                  mb.width,
+                                  mb.first_byte,
+                                  mb.first_product,
+                                  mb.in_c};
+    const std::string label = "KokkosSpGEMM::Numeric::replay_bin_" + std::to_string(c.bin);
+    std::uint64_t bin_check = 0, bin_bad = 0;
+    const auto replay = [&](auto w) {  // a host dispatch: with_width is a device function too
+      using Kernel = ReplayHostRowsKernel<ExecSpace, Items::checks, decltype(w)::value, Views, Perm>;
+      const std::int64_t rows = mb.row_end - mb.row_begin;
+      const int league = static_cast<int>((rows + replay_host_rows_per_team - 1) / replay_host_rows_per_team);
+      Kokkos::parallel_reduce(label, typename Kernel::Policy(exec, league, 1),
+                              Kernel{v, map.bins.perm, src, mb.row_begin, rows, checks}, bin_check, bin_bad);
+    };
+    if (mb.width == 1) {
+      replay(std::integral_constant<int, 1>());
+    } else if (mb.width == 2) {
+      replay(std::integral_constant<int, 2>());
+    } else {
+      replay(std::integral_constant<int, 4>());
+    }
+    check += bin_check;
+    bad += bin_bad;
+  }
+  status(1) += check;
+  status(2) += bad;
+}
+
 /// Replays every mapped bin into C (v.c_vals), adding the checksum of the rows' columns to status(1) (the caller
 /// compares it with map.checksum). With operand items, A and B are checked first (status(2)), and the replay
 /// kernels skip their work when they fail.
@@ -592,6 +789,12 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
                            Impl::Range<ExecSpace>(exec, 0, (runs.end_tile() - runs.run[0].first_tile) * k.lanes), k);
     }
     return;
+  }
+  if constexpr (!BackendTraits<ExecSpace>::is_gpu) {
+    if (replays_host_rows(map)) {
+      replay_host_rows(exec, v, map, status, items);
+      return;
+    }
   }
   check_operands_beside(exec, items, status);
   for (const auto& mb : map.mapped) {
