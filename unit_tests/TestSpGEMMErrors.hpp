@@ -126,8 +126,11 @@ TEST(TEST_CATEGORY, error_malformed_operands_in_rows_the_map_leaves) {
   const auto bad_row_map = broken([](auto& m) { m.row_map()(4) = 2; });  // row 3 ends before it starts
   const auto da = KokkosSpGEMM::copy_to(exec, a);
   for (const bool same_arrays : {false, true}) {
-    for (const auto& [bad, what] :
+    for (const auto& bad_and_what :
          {std::pair{bad_column, std::string("column index 11")}, std::pair{bad_row_map, std::string("row map")}}) {
+      // Not a structured binding: lambdas capture those only from C++20 on.
+      const auto& bad = bad_and_what.first;
+      const std::string& what = bad_and_what.second;
       TestOptions o;
       o.synchronous_checks = true;
       o.reuse_positions_bytes = 4096;  // a map for so small a C (by default it keeps within C's size)
