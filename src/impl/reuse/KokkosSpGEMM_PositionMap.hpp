@@ -42,7 +42,7 @@ KOKKOS_INLINE_FUNCTION void store_position(unsigned char* base, int width, std::
 }
 
 /// One entry's share of the checksum of C's columns: sensitive to the column and to its place in C. Two rounds of
-/// multiply and xor-shift, where splitmix64's three took a tenth of a CPU replay (docs/performance.md).
+/// multiply and xor-shift: splitmix64's third round cost a CPU replay measurably (docs/performance.md, v35).
 KOKKOS_INLINE_FUNCTION std::uint64_t column_check_term(std::int64_t col, std::int64_t index) {
   std::uint64_t x = static_cast<std::uint64_t>(col) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index);
   x = (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ull;
