@@ -273,6 +273,22 @@ TEST(TEST_CATEGORY, masked_product_errors_are_typed) {
   EXPECT_EQ(h.values()(0), 5.0);
   EXPECT_EQ(h.entries()(1), 1);
   EXPECT_EQ(h.values()(1), 3.0);
+  // A complemented mask's handle with check_structure refuses an A whose entries moved (same shape and count): the
+  // unmasked product's analysis it keeps compares the patterns.
+  KokkosSpGEMM::Options check_structure;
+  check_structure.check_structure = true;
+  KokkosSpGEMM::MaskedHandle<Exec, double> ch(check_structure);
+  const auto m2 = KokkosSpGEMM::copy_to(exec, csr_from_rows<double>(2, 2, {{{1, 1.0}}, {}}));
+  KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> cc;
+  KokkosSpGEMM::masked_spgemm_symbolic(exec, ch, KokkosSpGEMM::complement(m2), a, b, cc);
+  const auto moved = KokkosSpGEMM::copy_to(exec, csr_from_rows<double>(2, 3, {{{1, 1.0}, {2, 2.0}}, {{0, 3.0}}}));
+  EXPECT_THROW(KokkosSpGEMM::masked_spgemm_numeric(exec, ch, KokkosSpGEMM::complement(m2), moved, b, cc),
+               KokkosSpGEMM::HandleMismatch);
+  KokkosSpGEMM::masked_spgemm_numeric(exec, ch, KokkosSpGEMM::complement(m2), a, b, cc);
+  const auto hc = KokkosSpGEMM::to_host(cc);  // A·B less (0, 1), which it lacks: (0, 0) = 5 and (1, 1) = 3
+  ASSERT_EQ(hc.nnz(), 2u);
+  EXPECT_EQ(hc.values()(0), 5.0);
+  EXPECT_EQ(hc.values()(1), 3.0);
 }
 
 TEST(TEST_CATEGORY, semiring_and_masked_products_with_64_bit_offsets) {

@@ -32,6 +32,25 @@ namespace Impl {
 
 constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
 
+/// Host arrays of at least this many bytes are backed by huge pages where Linux offers them on request
+/// (transparent huge pages in madvise mode): first touch of C's arrays then faults once per 2 MiB instead of per
+/// 4 KiB (measured in docs/performance.md). 4 MiB because NumPy asks the same from that size.
+constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
+
+/// Asks for huge pages under fresh host memory of `bytes` at p (see huge_page_min_bytes); nothing where refused.
+inline void advise_huge_pages_at(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < huge_page_min_bytes) return;
+  constexpr std::uintptr_t page = std::uintptr_t(2) << 20;
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes) / page * page;
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 /// The host side of the temporary cache: freed blocks of host memory kept for later calls, up to the limit. A fresh
 /// block costs a page fault per page at first touch, which on small products and on many threads (each thread's dense
 /// accumulator) took much of a call's time; a kept block is touched already. Host spaces finish their work inside each
@@ -70,6 +89,7 @@ class HostBlocks {
         throw std::runtime_error(std::string(label) + " failed to allocate " + std::to_string(bytes) +
                                  " bytes of host memory");
       }
+      advise_huge_pages_at(p, bytes);  // as C's arrays: blocks past the cache's limit are fresh at every call
       std::lock_guard<std::mutex> guard(m_lock);
       m_used.emplace(p, bytes);
       // The kept blocks go back to the system when Kokkos finalizes (its hooks are cleared then).
@@ -394,26 +414,12 @@ using Range = Kokkos::RangePolicy<ExecSpace, LightWeight, Traits...>;
 template <class ExecSpace, class... Traits>
 using Teams = Kokkos::TeamPolicy<ExecSpace, LightWeight, Traits...>;
 
-/// Host arrays of at least this many bytes are backed by huge pages where Linux offers them on request
-/// (transparent huge pages in madvise mode): first touch of C's arrays then faults once per 2 MiB instead of per
-/// 4 KiB (measured in docs/performance.md). 4 MiB because NumPy asks the same from that size.
-constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
-
 /// Asks for huge pages under a fresh host view (see huge_page_min_bytes); nothing elsewhere or where refused.
 template <class View>
 void advise_huge_pages(const View& view) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
   if constexpr (std::is_same<typename View::memory_space, Kokkos::HostSpace>::value) {
-    const std::size_t bytes = view.span() * sizeof(typename View::value_type);
-    if (bytes < huge_page_min_bytes) return;
-    constexpr std::uintptr_t page = std::uintptr_t(2) << 20;
-    const auto begin = reinterpret_cast<std::uintptr_t>(view.data());
-    const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes) / page * page;
-    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+    advise_huge_pages_at(view.data(), view.span() * sizeof(typename View::value_type));
   }
-#else
-  (void)view;
-#endif
 }
 
 /// The temporary cache's limit, holdings and trim (KokkosSpGEMM_TemporaryCache.hpp): HostBlocks for host spaces,

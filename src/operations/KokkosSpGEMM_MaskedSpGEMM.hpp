@@ -2,10 +2,15 @@
 // semiring, with symbolic/numeric reuse. Data flow:
 //   plain mask:      mark the mask entries some product reaches -> row sizes -> C's row map and columns (M's, kept
 //                    where marked)
-//   complemented:    A·B's pattern (the pipeline's any-pair product) minus M's row -> C's row map and columns
-//   numeric (both):  C's values at the identity -> every product added at its column's place in C's row
-// (impl/accumulate/KokkosSpGEMM_MaskedRows.hpp). A product outside the mask is dropped when it is formed, before
-// any accumulation; a row of C never holds more than its mask row.
+//   complemented:    A·B (the unmasked product's pipeline, rows sorted) -> its entries outside M's row (CPUs: a
+//                    merge a row, row sizes scanned; GPUs: a search an entry, flags scanned) -> C's row map,
+//                    columns and (one-shot) values
+//   numeric (plain): C's values at the identity -> every product added at its column's place in C's row
+//   numeric (complemented): the unmasked product's reuse call -> C's values gathered from A·B's kept places
+// (impl/accumulate/KokkosSpGEMM_MaskedRows.hpp). Under a plain mask a product outside the mask is dropped when it
+// is formed, before any accumulation, and a row of C never holds more than its mask row. A complemented mask bounds
+// nothing before the products are formed (C's row is A·B's less a few entries), so its products run the unmasked
+// kernels, every accumulator and reuse of the pipeline, and M is applied to A·B's rows.
 #ifndef KOKKOSSPGEMM_MASKEDSPGEMM_HPP
 #define KOKKOSSPGEMM_MASKEDSPGEMM_HPP
 
@@ -16,6 +21,7 @@
 #include <KokkosSpGEMM_SpGEMM.hpp>
 #include <impl/accumulate/KokkosSpGEMM_MaskedRows.hpp>
 #include <impl/accumulate/KokkosSpGEMM_SemiringValue.hpp>
+#include <impl/memory/KokkosSpGEMM_Workspace.hpp>
 #include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 #include <operations/KokkosSpGEMM_SemiringProducts.hpp>
 
@@ -51,7 +57,9 @@ Mask<MMatrix> complement(const MMatrix& m) {
 }
 
 /// The analysis of one masked product's structure (A, B and M): C's row map and columns, which its numeric calls
-/// fill with values of any semiring. Scalar, Ordinal and Offset are C's.
+/// fill with values of any semiring. Scalar, Ordinal and Offset are C's. For a complemented mask it also keeps, between
+/// calls, the unmasked product's analysis and A·B (whose numeric calls make C's values) and a place in A·B an entry
+/// of C.
 template <class ExecSpace, class Scalar, class Ordinal = int, class Offset = int>
 class MaskedHandle {
  public:
@@ -61,15 +69,17 @@ class MaskedHandle {
   using ordinal_type = Ordinal;
   using offset_type = Offset;
 
-  explicit MaskedHandle(const Options& options = Options(), const Tuning& tuning = Tuning())
-      : m_state{options, tuning} {}
+  explicit MaskedHandle(const Options& options = Options(), const Tuning& tuning = Tuning()) {
+    m_state.options = options;
+    m_state.tuning = tuning;
+  }
 
   const Options& options() const { return m_state.options; }
   bool has_analysis() const { return m_state.done; }
   MaskKind kind() const { return m_state.kind; }
   /// nnz(C), known after the symbolic phase.
   std::int64_t nnz() const { return m_state.nnz; }
-  /// Products a_ik b_kj that land in C (the masked product's work).
+  /// Products a_ik b_kj that land in C (the masked product's work); a complemented mask's are all of A·B's.
   std::int64_t products() const { return m_state.products; }
   void reset() { *this = MaskedHandle(m_state.options, m_state.tuning); }
 
@@ -83,6 +93,10 @@ class MaskedHandle {
     std::int64_t nnz = 0, products = 0;
     std::int64_t a_rows = -1, a_cols = -1, a_nnz = -1, b_cols = -1, b_nnz = -1, m_nnz = -1;
     const void* c_entries = nullptr;  // the columns the symbolic phase wrote
+    // Complemented masks: the unmasked product's analysis and matrix, and for each entry of C its place in A·B.
+    Handle<ExecSpace, Scalar, Ordinal, Offset> full;
+    CsrMatrix<Scalar, Ordinal, Offset, memory_space> full_c;
+    Kokkos::View<Offset*, memory_space> kept;
   };
   State m_state;
 };
@@ -169,6 +183,8 @@ void copy_reached(const ExecSpace& exec, const char* function, const MRows& m_ro
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), nnz));
   c.set_values(typename CMatrix::values_type(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), nnz));
+  advise_huge_pages(c.entries());  // as the pipeline's C
+  advise_huge_pages(c.values());
   const bool with_values = vals.extent(0) > 0;
   const auto c_rows = c.row_map();
   const auto c_cols = c.entries();
@@ -201,68 +217,252 @@ std::int64_t plain_mask_structure(const ExecSpace& exec, const AMatrix& a, const
   return products;
 }
 
-/// Walks row i of a pattern P against row i of the mask M (both sorted): keep(col, n) for the n-th column of P's row
-/// outside M's; returns how many there were.
+/// The entries of P (A·B, sorted rows) outside M's rows (sorted), rows a thread (CPUs): walk(i, f) calls f(e, n) for
+/// the n-th entry e of P's row i that M's row lacks and returns how many there were. With `bits` (a bit a column of
+/// P a thread, zero between rows) M's row is set in the thread's bits and each entry of P tests its bit; without, the
+/// two rows are merged, whose branches mispredict about once an entry (the merge cost 7 ns an entry on ca-CondMat's
+/// triangles, as much as the product).
 template <class PRows, class PCols, class MRows, class MCols>
-struct RowDifference {
-  PRows pr;
-  PCols pc;
-  MRows mr;
-  MCols mc;
-  template <class Ordinal, class Keep>
-  KOKKOS_INLINE_FUNCTION std::int64_t operator()(Ordinal i, const Keep& keep) const {
-    auto q = mr(i);
-    const auto q_end = mr(i + 1);
+struct RowsOutsideMask {
+  PRows p_rows;
+  PCols p_cols;
+  MRows m_rows;
+  MCols m_cols;
+  template <class F>
+  KOKKOS_INLINE_FUNCTION std::int64_t walk(const std::int64_t i, std::uint64_t* bits, const F& f) const {
+    // Raw pointers: the views' members would be reloaded after each store f makes.
+    const auto* const pc = p_cols.data();
+    const auto* const mc = m_cols.data();
+    std::int64_t q = m_rows(i);
+    const std::int64_t q_end = m_rows(i + 1), e_end = p_rows(i + 1);
     std::int64_t n = 0;
-    for (auto e = pr(i); e < pr(i + 1); ++e) {
-      const auto col = pc(e);
-      while (q < q_end && mc(q) < col) ++q;
-      if (q < q_end && mc(q) == col) continue;
-      keep(col, n++);
+    if (bits) {
+      for (std::int64_t x = q; x < q_end; ++x) bits[mc[x] >> 6] |= std::uint64_t(1) << (mc[x] & 63);
+      for (std::int64_t e = p_rows(i); e < e_end; ++e) {
+        const auto col = pc[e];
+        if ((bits[col >> 6] >> (col & 63)) & 1) continue;
+        f(e, n++);
+      }
+      for (std::int64_t x = q; x < q_end; ++x) bits[mc[x] >> 6] = 0;
+      return n;
+    }
+    for (std::int64_t e = p_rows(i); e < e_end; ++e) {
+      const auto col = pc[e];
+      while (q < q_end && mc[q] < col) ++q;
+      if (q < q_end && mc[q] == col) continue;
+      f(e, n++);
     }
     return n;
   }
 };
 
-/// Complemented mask: C's structure is A·B's pattern less the mask's row (both sorted: a merge per row).
-template <class ExecSpace, class AMatrix, class BMatrix, class MMatrix, class CMatrix>
-void complement_mask_structure(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const MMatrix& m, CMatrix& c,
-                               const Options& options, const Tuning& tuning) {
-  using Ordinal = typename CMatrix::ordinal_type;
-  using Offset = typename CMatrix::offset_type;
-  using Pattern = CsrMatrix<bool, Ordinal, Offset, typename ExecSpace::memory_space>;
-  // The pattern of A·B: any-pair on boolean stand-ins for A's and B's values (never read: pair ignores them).
-  Kokkos::View<bool*, typename ExecSpace::memory_space> a_flags("KokkosSpGEMM::Masked::a_flags", a.nnz());
-  Kokkos::View<bool*, typename ExecSpace::memory_space> b_flags("KokkosSpGEMM::Masked::b_flags", b.nnz());
-  const CsrMatrix<bool, Ordinal, typename AMatrix::offset_type, typename ExecSpace::memory_space> ap(
-      a.num_rows(), a.num_cols(), a.row_map(), a.entries(), a_flags);
-  const CsrMatrix<bool, Ordinal, typename BMatrix::offset_type, typename ExecSpace::memory_space> bp(
-      b.num_rows(), b.num_cols(), b.row_map(), b.entries(), b_flags);
-  Options pattern_options = options;
-  pattern_options.sorted = true;
-  const Pattern p = spgemm<Offset>(exec, ap, bp, Semirings::AnyPair<bool>(), pattern_options, tuning);
-  const auto p_rows = p.row_map();
-  const auto p_cols = p.entries();
-  const auto m_rows = m.row_map();
-  const auto m_cols = m.entries();
-  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> sizes(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::row_sizes"), c.num_rows());
-  const RowDifference<decltype(p_rows), decltype(p_cols), decltype(m_rows), decltype(m_cols)> diff{p_rows, p_cols,
-                                                                                                   m_rows, m_cols};
-  Kokkos::parallel_for(
-      "KokkosSpGEMM::Masked::complement_sizes", Range<ExecSpace>(exec, 0, c.num_rows()),
-      KOKKOS_LAMBDA(const Ordinal i) { sizes(i) = diff(i, [](Ordinal, std::int64_t) {}); });
-  const std::int64_t nnz = row_map_from_sizes(exec, "masked_spgemm_symbolic", c.row_map(), sizes);
+/// Flags the entries of P outside M's rows, a vector lane an entry searching its column in M's row (R-MAT's long
+/// rows of P stay balanced): place(e) = 1 when kept, 0 when M has the column. GPUs.
+template <class ExecSpace, class PRows, class PCols, class MRows, class MCols, class Places>
+struct FlagOutsideMask {
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  GraphRows<ExecSpace> shape;
+  PRows p_rows;
+  PCols p_cols;
+  MRows m_rows;
+  MCols m_cols;
+  Places place;
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
+    shape.for_rows(m, [&](const std::int64_t i) {
+      const std::int64_t begin = p_rows(i), end = p_rows(i + 1);
+      const std::int64_t m_begin = m_rows(i), m_end = m_rows(i + 1);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, end - begin), [&](const std::int64_t x) {
+        place(begin + x) = find_sorted(m_cols, m_begin, m_end, p_cols(begin + x)) < 0 ? 1 : 0;
+      });
+    });
+  }
+};
+
+/// C's entries, values and kept places of nnz(C) each (kept only when asked for).
+template <class ExecSpace, class CMatrix, class Kept>
+void allocate_outside(const ExecSpace& exec, CMatrix& c, Kept* kept, std::int64_t nnz) {
   c.set_entries(typename CMatrix::entries_type(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), nnz));
+  c.set_values(typename CMatrix::values_type(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), nnz));
+  advise_huge_pages(c.entries());  // as the pipeline's C
+  advise_huge_pages(c.values());
+  if (kept) *kept = Kept(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::kept"), nnz);
+}
+
+/// CPUs: per row a count, a scan of the counts into C's row map, per row a copy (rows a thread, chunks of 64, each
+/// thread with its bits while the bits of all threads take at most 64 MiB).
+template <class ExecSpace, class PMatrix, class MMatrix, class CMatrix, class Kept>
+void outside_mask_by_rows(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const PMatrix& pm, const MMatrix& m,
+                          CMatrix& c, bool with_values, Kept* kept) {
+  using Offset = typename CMatrix::offset_type;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  const std::int64_t rows = pm.num_rows();
+  const auto p_rows = pm.row_map();
+  const auto p_cols = pm.entries();
+  const auto p_vals = pm.values();
+  const RowsOutsideMask<typename PMatrix::row_map_type, typename PMatrix::entries_type, typename MMatrix::row_map_type,
+                        typename MMatrix::entries_type>
+      outside{p_rows, p_cols, m.row_map(), m.entries()};
+  const Kokkos::Experimental::UniqueToken<ExecSpace> tokens(exec);
+  const std::int64_t words = (static_cast<std::int64_t>(pm.num_cols()) + 63) / 64;
+  const bool with_bits =
+      static_cast<std::size_t>(tokens.size()) * static_cast<std::size_t>(words) * 8 <= (std::size_t(64) << 20);
+  const auto bits = workspace.template take_zeroed<std::uint64_t>(
+      "KokkosSpGEMM::Masked::bits", with_bits ? static_cast<std::size_t>(tokens.size() * words) : 0);
+  const auto sizes = workspace.template take<std::int64_t>("KokkosSpGEMM::Masked::row_sizes", rows);
+  constexpr std::int64_t chunk = 64;
+  const Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(exec, (rows + chunk - 1) / chunk, 1);
+  // Each work item's rows with its thread's bits (none without bits).
+  const auto for_rows = [=](const Member& team, const auto& f) {
+    const int token = tokens.acquire();
+    std::uint64_t* const own = with_bits ? bits.data() + token * words : nullptr;
+    const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * chunk;
+    const std::int64_t last = rows - first < chunk ? rows : first + chunk;
+    for (std::int64_t i = first; i < last; ++i) f(i, own);
+    tokens.release(token);
+  };
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Masked::outside_sizes", policy, KOKKOS_LAMBDA(const Member& team) {
+        for_rows(team, [&](const std::int64_t i, std::uint64_t* own) {
+          sizes(i) = outside.walk(i, own, [](std::int64_t, std::int64_t) {});
+        });
+      });
+  allocate_outside(exec, c, kept, row_map_from_sizes(exec, "masked_spgemm", c.row_map(), sizes));
   const auto c_rows = c.row_map();
   const auto c_cols = c.entries();
+  const auto c_vals = c.values();
+  const bool with_kept = kept != nullptr;
+  const Kept k = kept ? *kept : Kept();
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Masked::complement_columns", Range<ExecSpace>(exec, 0, c.num_rows()),
-      KOKKOS_LAMBDA(const Ordinal i) {
-        const auto out = c_rows(i);
-        diff(i, [&](Ordinal col, std::int64_t n) { c_cols(out + n) = col; });
+      "KokkosSpGEMM::Masked::copy_outside", policy, KOKKOS_LAMBDA(const Member& team) {
+        for_rows(team, [&](const std::int64_t i, std::uint64_t* own) {
+          const std::int64_t out = c_rows(i), p_begin = p_rows(i), p_len = p_rows(i + 1) - p_begin;
+          auto* const cc = c_cols.data() + out;
+          auto* const cv = c_vals.data() + out;
+          Offset* const kk = with_kept ? k.data() + out : nullptr;
+          const auto* const pc = p_cols.data() + p_begin;
+          const auto* const pv = p_vals.data() + p_begin;
+          if (static_cast<std::int64_t>(c_rows(i + 1)) - out == p_len) {  // nothing dropped: a straight copy
+            for (std::int64_t x = 0; x < p_len; ++x) cc[x] = pc[x];
+            if (with_values) {
+              for (std::int64_t x = 0; x < p_len; ++x) cv[x] = pv[x];
+            }
+            if (with_kept) {
+              for (std::int64_t x = 0; x < p_len; ++x) kk[x] = static_cast<Offset>(p_begin + x);
+            }
+            return;
+          }
+          outside.walk(i, own, [&](const std::int64_t e, const std::int64_t n) {
+            cc[n] = pc[e - p_begin];
+            if (with_values) cv[n] = pv[e - p_begin];
+            if (with_kept) kk[n] = static_cast<Offset>(e);
+          });
+        });
       });
+}
+
+/// GPUs: a flag an entry of P, their scan (each kept entry's place in C), C's row map at P's row starts, a copy an
+/// entry.
+template <class ExecSpace, class PMatrix, class MMatrix, class CMatrix, class Kept>
+void outside_mask_by_entries(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const PMatrix& pm,
+                             const MMatrix& m, CMatrix& c, bool with_values, Kept* kept) {
+  using Offset = typename CMatrix::offset_type;
+  const std::int64_t rows = pm.num_rows();
+  const std::int64_t p_nnz = static_cast<std::int64_t>(pm.nnz());
+  const auto p_rows = pm.row_map();
+  const auto p_cols = pm.entries();
+  const auto p_vals = pm.values();
+  const auto place =
+      workspace.template take<Offset>("KokkosSpGEMM::Masked::place", static_cast<std::size_t>(p_nnz) + 1);
+  const GraphRows<ExecSpace> shape(rows, p_nnz);
+  using Flag = FlagOutsideMask<ExecSpace, decltype(p_rows), decltype(p_cols), typename MMatrix::row_map_type,
+                               typename MMatrix::entries_type, decltype(place)>;
+  Kokkos::parallel_for("KokkosSpGEMM::Masked::outside_mask", shape.policy(exec),
+                       Flag{shape, p_rows, p_cols, m.row_map(), m.entries(), place});
+  std::int64_t total = 0;
+  Kokkos::parallel_scan(
+      "KokkosSpGEMM::Masked::places", Range<ExecSpace>(exec, 0, p_nnz + 1),
+      KOKKOS_LAMBDA(const std::int64_t e, std::int64_t& sum, const bool final) {
+        const std::int64_t flag = e < p_nnz ? static_cast<std::int64_t>(place(e)) : 0;
+        if (final) place(e) = static_cast<Offset>(sum);
+        sum += flag;
+      },
+      total);
+  allocate_outside(exec, c, kept, total);
+  const auto c_rows = c.row_map();
+  const auto c_cols = c.entries();
+  const auto c_vals = c.values();
+  const bool with_kept = kept != nullptr;
+  const Kept k = kept ? *kept : Kept();
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Masked::row_map", Range<ExecSpace>(exec, 0, rows + 1),
+      KOKKOS_LAMBDA(const std::int64_t i) { c_rows(i) = place(p_rows(i)); });
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Masked::copy_outside", Range<ExecSpace>(exec, 0, p_nnz), KOKKOS_LAMBDA(const std::int64_t e) {
+        const Offset at = place(e);
+        if (place(e + 1) == at) return;
+        c_cols(at) = p_cols(e);
+        if (with_values) c_vals(at) = p_vals(e);
+        if (with_kept) k(at) = static_cast<Offset>(e);
+      });
+}
+
+/// C = the entries of P (A·B, sorted rows, C's offset type) outside M's rows, with P's values when with_values, and
+/// kept (each entry's place in P) when kept is given; C gets fresh arrays. One wait, for nnz(C).
+template <class ExecSpace, class PMatrix, class MMatrix, class CMatrix, class Kept>
+void entries_outside_mask(const ExecSpace& exec, const PMatrix& pm, const MMatrix& m, CMatrix& c, bool with_values,
+                          Kept* kept) {
+  c = CMatrix();
+  c.set_dimensions(pm.num_rows(), pm.num_cols());
+  c.set_row_map(
+      typename CMatrix::row_map_type(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::row_map"),
+                                     static_cast<std::size_t>(pm.num_rows()) + 1));
+  // The flags (GPUs), or the row sizes and column bits (CPUs), come from the library's cache of temporaries.
+  using Offset = typename CMatrix::offset_type;
+  const std::size_t rows = static_cast<std::size_t>(pm.num_rows());
+  const std::size_t places = (static_cast<std::size_t>(pm.nnz()) + 1) * sizeof(Offset);
+  const std::size_t bits =
+      static_cast<std::size_t>(exec.concurrency()) * ((static_cast<std::size_t>(pm.num_cols()) + 63) / 64) * 8;
+  Workspace<ExecSpace> workspace(
+      exec, 512 + (BackendTraits<ExecSpace>::is_gpu
+                       ? places
+                       : rows * sizeof(std::int64_t) + (bits <= (std::size_t(64) << 20) ? bits : 0)));
+  if constexpr (BackendTraits<ExecSpace>::is_gpu) {
+    outside_mask_by_entries(exec, workspace, pm, m, c, with_values, kept);
+  } else {
+    outside_mask_by_rows(exec, workspace, pm, m, c, with_values, kept);
+  }
+}
+
+/// Complemented mask, symbolic: the unmasked product's analysis (kept for the numeric calls) and its columns (an
+/// any-pair call: no value loaded), then C's structure and each entry's place in A·B.
+template <class ExecSpace, class State, class AMatrix, class BMatrix, class MMatrix, class CMatrix>
+void complement_mask_structure(const ExecSpace& exec, State& st, const AMatrix& a, const BMatrix& b, const MMatrix& m,
+                               CMatrix& c) {
+  using Scalar = typename CMatrix::scalar_type;
+  Options full_options = st.options;
+  full_options.sorted = true;              // C's rows come out in A·B's order
+  full_options.synchronous_checks = true;  // a numeric call's errors are its own (the masked handle has no verify)
+  st.full = decltype(st.full)(full_options, st.tuning);
+  spgemm_symbolic(exec, st.full, a, b, st.full_c);
+  spgemm_numeric(exec, st.full, a, b, st.full_c, Semirings::AnyPair<Scalar>());
+  entries_outside_mask(exec, st.full_c, m, c, false, &st.kept);
+}
+
+/// Complemented mask, numeric: the unmasked product's numeric call on its analysis (its reuse), then C's values
+/// gathered from their places in A·B. (Takes the state's parts, not the state: nvcc refuses a kernel under a template
+/// argument that is a private type.)
+template <class Semiring, class ExecSpace, class FullHandle, class FullMatrix, class Kept, class AMatrix, class BMatrix,
+          class CMatrix>
+void complement_mask_values(const ExecSpace& exec, FullHandle& full, FullMatrix& full_c, const Kept& kept,
+                            const AMatrix& a, const BMatrix& b, CMatrix& c) {
+  spgemm_numeric(exec, full, a, b, full_c, Semiring());
+  const auto from = full_c.values();
+  const auto to = c.values();
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Masked::gather_kept", Range<ExecSpace>(exec, 0, static_cast<std::int64_t>(kept.extent(0))),
+      KOKKOS_LAMBDA(const std::int64_t p) { to(p) = from(kept(p)); });
 }
 
 /// The numeric phase on C's known structure: values at the identity, then every product added at its column's
@@ -331,16 +531,16 @@ void masked_spgemm_symbolic(const ExecSpace& exec, MaskedHandle<ExecSpace, S, O,
   handle.reset();
   auto& st = Impl::state(handle);
   Impl::translate_allocation_failure("masked_spgemm_symbolic", [&] {
-    c = CMatrix();
-    c.set_dimensions(a.num_rows(), b.num_cols());
-    c.set_row_map(typename CMatrix::row_map_type(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::row_map"),
-        static_cast<std::size_t>(a.num_rows()) + 1));
     if (m.kind == MaskKind::Plain) {
+      c = CMatrix();
+      c.set_dimensions(a.num_rows(), b.num_cols());
+      c.set_row_map(typename CMatrix::row_map_type(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::row_map"),
+          static_cast<std::size_t>(a.num_rows()) + 1));
       st.products = Impl::plain_mask_structure(exec, a, b, m.matrix, c, st.options.deterministic);
     } else {
-      Impl::complement_mask_structure(exec, a, b, m.matrix, c, st.options, st.tuning);
-      st.products = -1;  // counted by the first numeric call
+      Impl::complement_mask_structure(exec, st, a, b, m.matrix, c);
+      st.products = st.full.products();
     }
     if (c.values().extent(0) != c.entries().extent(0)) {
       c.set_values(typename CMatrix::values_type(
@@ -387,6 +587,12 @@ void masked_spgemm_numeric(const ExecSpace& exec, MaskedHandle<ExecSpace, S, O, 
     c.set_values(typename CMatrix::values_type(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), st.nnz));
   }
+  if (m.kind == MaskKind::Complement) {  // the unmasked product's numeric call checks A and B
+    Impl::translate_allocation_failure("masked_spgemm_numeric", [&] {
+      Impl::complement_mask_values<Semiring>(exec, st.full, st.full_c, st.kept, a, b, c);
+    });
+    return;
+  }
   Impl::check_operands(exec, "masked_spgemm_numeric", a, b);
   Impl::translate_allocation_failure("masked_spgemm_numeric", [&] {
     st.products = Impl::masked_numeric_values<Semiring>(exec, a, b, c, st.options.deterministic);
@@ -413,17 +619,32 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
   using Ordinal = typename AMatrix::ordinal_type;
   using CMatrix = CsrMatrix<Scalar, Ordinal, Offset, typename ExecSpace::memory_space>;
   CMatrix c;
-  if (m.kind == MaskKind::Complement) {
-    MaskedHandle<ExecSpace, Scalar, Ordinal, Offset> handle(options, tuning);
-    masked_spgemm(exec, handle, m, a, b, c, semiring);
-    return c;
-  }
-  // A plain mask in one pass: values gathered at the mask's positions, then the entries reached copied out.
   static_assert(std::is_same<typename Semiring::value_type, Scalar>::value,
                 "KokkosSpGEMM: the semiring's value_type must be the matrices' scalar type");
   Impl::check_types<ExecSpace, Handle<ExecSpace, Scalar, Ordinal, Offset>, AMatrix, BMatrix, CMatrix>();
   Impl::ProfilingRegion region("KokkosSpGEMM::masked_spgemm");
   Impl::check_masked_operands(exec, "masked_spgemm", a, b, m);
+  if (m.kind == MaskKind::Complement) {
+    // The unmasked one-shot on operands just checked (rows sorted), then its entries outside M's rows.
+    Options sorted = options;
+    sorted.sorted = true;
+    Handle<ExecSpace, Scalar, Ordinal, Offset> full_handle(sorted, tuning);
+    Impl::state(full_handle).single_use = true;
+    CMatrix full;
+    Impl::symbolic_phase(exec, full_handle, a, b, full, true);
+    // A·B's columns and values are temporaries: from the library's cache (no device allocation, no fresh pages).
+    const std::size_t full_nnz = static_cast<std::size_t>(full_handle.nnz());
+    Impl::Workspace<ExecSpace> workspace(exec, 512 + full_nnz * (sizeof(Ordinal) + sizeof(Scalar)));
+    full.set_entries(workspace.template take<Ordinal>("KokkosSpGEMM::Masked::full_entries", full_nnz));
+    full.set_values(workspace.template take<Scalar>("KokkosSpGEMM::Masked::full_values", full_nnz));
+    Impl::semiring_numeric_phase<Semiring>(exec, full_handle, a, b, full, true);
+    using Kept = Kokkos::View<Offset*, typename ExecSpace::memory_space>;
+    Impl::translate_allocation_failure("masked_spgemm", [&] {
+      Impl::entries_outside_mask(exec, full, m.matrix, c, true, static_cast<Kept*>(nullptr));
+    });
+    return c;
+  }
+  // A plain mask in one pass: values gathered at the mask's positions, then the entries reached copied out.
   Impl::translate_allocation_failure(
       "masked_spgemm", [&] { Impl::plain_mask_one_pass<Semiring>(exec, a, b, m.matrix, c, options.deterministic); });
   return c;

@@ -29,31 +29,6 @@ struct CountAction {
   KOKKOS_INLINE_FUNCTION void operator()(const Ops&, std::int64_t, std::int64_t, std::int64_t) const {}
 };
 
-/// The launch shape over a graph's rows: a thread a row, its vector lanes over the row's entries (a power of two
-/// near the average row, up to the backend's width; one on CPUs), 128 lanes a team on GPUs. A team a row with 32
-/// lanes doubled the count's time on road networks (2.5 entries a row).
-template <class ExecSpace>
-struct GraphRows {
-  int threads = 1, lanes = 1;
-  std::int64_t rows = 0;
-  GraphRows(std::int64_t num_rows, std::int64_t nnz) : rows(num_rows) {
-    const std::int64_t avg = num_rows > 0 ? nnz / num_rows : 1;
-    while (lanes < avg && lanes < BackendTraits<ExecSpace>::max_vector_length) lanes *= 2;
-    threads = BackendTraits<ExecSpace>::is_gpu ? 128 / lanes : 1;
-  }
-  Teams<ExecSpace> policy(const ExecSpace& exec) const {
-    return Teams<ExecSpace>(exec, (rows + threads - 1) / threads, threads, lanes);
-  }
-  /// Calls f(row) for each row of the team, on the thread it belongs to.
-  template <class Member, class F>
-  KOKKOS_INLINE_FUNCTION void for_rows(const Member& m, const F& f) const {
-    const std::int64_t first = static_cast<std::int64_t>(m.league_rank()) * threads;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, threads), [&](const int t) {
-      if (first + t < rows) f(first + t);
-    });
-  }
-};
-
 /// A 64-bit mix of an ordered pair (splitmix64's finaliser): the pair sets of g and gᵀ are compared by the sums of
 /// this over their entries.
 KOKKOS_INLINE_FUNCTION std::uint64_t pair_hash(std::uint64_t i, std::uint64_t j) {

@@ -1,12 +1,12 @@
 // Masked products' row work. Row i of C can only hold columns of one sorted row T_i known before any product is
-// formed (the mask's row in the symbolic phase of a plain mask, C's own row in every numeric phase), so the
-// accumulator is that row itself: each product a_ik ⊗ b_kj looks its column up in T_i and acts at the position it
-// finds (marks it, or adds into C's value there); products whose column is absent are dropped before they are
-// added anywhere. No table, no scratch, no sort: T_i is sorted, so C comes out sorted.
+// formed (the mask's row in the symbolic phase of a plain mask, C's own row in its numeric phase, L's row in a
+// triangle count), so the accumulator is that row itself: each product a_ik ⊗ b_kj looks its column up in T_i and
+// acts at the position it finds (marks it, or adds into C's value there); products whose column is absent are
+// dropped before they are added anywhere. No hash table and no sort: T_i is sorted, so C comes out sorted.
 //
-// GPUs take one entry a_ik of A per thread (its row of B over the thread's vector lanes), which balances rows of any
-// length, and add with atomics; CPUs take whole rows per thread (no atomics, and T_i stays in cache), searching
-// from the last position found while B's columns increase.
+// GPUs take one entry a_ik of A per thread (its row of B over the thread's vector lanes, each searching T_i), which
+// balances rows of any length, and add with atomics; CPUs take whole rows per thread (no atomics), each thread with
+// a bit a column of C set for T_i's columns while it works on row i.
 #ifndef KOKKOSSPGEMM_MASKEDROWS_HPP
 #define KOKKOSSPGEMM_MASKEDROWS_HPP
 
@@ -120,44 +120,54 @@ struct MaskedRowsSerial {
   }
 };
 
-/// CPUs: chunks of rows a thread, each thread with a dense map over C's columns: owner[j] == i when column j is in
-/// row i of T, at[j] its position there. Marking T's row costs its length once; each product is then one lookup
-/// (a binary search per product cost twice as much on ca-CondMat's triangles).
+/// CPUs: chunks of rows a thread, each thread with a bit a column of C: the bits of T's row are set before the row's
+/// products and cleared after them, and at[j] holds column j's position in T's row where the action needs it.
+/// Marking T's row costs its length twice; each product is then one bit test (a binary search per product cost
+/// twice as much on ca-CondMat's triangles), and the bits of 65,536 columns take 8 KB, in L1 (an owner column a
+/// column took 256 KB a thread, and its setup cost more than a search on graphs of 2-3 entries a row).
 template <class ExecSpace, class Ops, class Action>
 struct MaskedRowsDense {
   using Ordinal = typename Ops::ordinal_type;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   Ops o;
   Action act;
-  Kokkos::View<Ordinal*, typename ExecSpace::memory_space> owner;
+  Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space> bits;
   Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> at;
   Kokkos::Experimental::UniqueToken<ExecSpace> tokens;
   std::int64_t width = 0;
   Ordinal rows = 0, chunk = 1;
 
+  static KOKKOS_INLINE_FUNCTION std::int64_t words(std::int64_t columns) { return (columns + 63) / 64; }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m, std::int64_t& hits) const {
     const int token = tokens.acquire();
-    Ordinal* own = owner.data() + token * width;
-    std::int64_t* where = at.data() + token * width;
+    std::uint64_t* in_row = bits.data() + token * words(width);
+    std::int64_t* where = Action::uses_position ? at.data() + token * width : nullptr;
     const Ordinal first = static_cast<Ordinal>(m.league_rank()) * chunk;
     const Ordinal last = rows - first < chunk ? rows : first + chunk;
     for (Ordinal i = first; i < last; ++i) {
       const std::int64_t t_begin = o.t_rows(i), t_end = o.t_rows(i + 1);
       if (t_begin == t_end) continue;
       for (std::int64_t p = t_begin; p < t_end; ++p) {
-        own[o.t_cols(p)] = i;
-        if constexpr (Action::uses_position) where[o.t_cols(p)] = p;
+        const Ordinal j = o.t_cols(p);
+        in_row[j >> 6] |= std::uint64_t(1) << (j & 63);
+        if constexpr (Action::uses_position) where[j] = p;
       }
       for (auto e = o.a_rows(i); e < o.a_rows(i + 1); ++e) {
         const Ordinal k = o.a_cols(e);
         for (auto jb = o.b_rows(k); jb < o.b_rows(k + 1); ++jb) {
           const Ordinal j = o.b_cols(jb);
-          if (own[j] == i) {
-            act.template operator()<false>(o, where[j], e, jb);
+          if ((in_row[j >> 6] >> (j & 63)) & 1) {
+            if constexpr (Action::uses_position)
+              act.template operator()<false>(o, where[j], e, jb);
+            else
+              act.template operator()<false>(o, -1, e, jb);
             ++hits;
           }
         }
       }
+      // Only row i's bits are set: whole words are cleared.
+      for (std::int64_t p = t_begin; p < t_end; ++p) in_row[o.t_cols(p) >> 6] = 0;
     }
     tokens.release(token);
   }
@@ -206,6 +216,31 @@ struct MaskedEntriesTeams {
   }
 };
 
+/// The launch shape over a matrix's rows (a graph's, a product's): a thread a row, its vector lanes over the row's
+/// entries (a power of two near the average row, up to the backend's width; one on CPUs), 128 lanes a team on GPUs.
+/// A team a row with 32 lanes doubled the triangle count's time on road networks (2.5 entries a row).
+template <class ExecSpace>
+struct GraphRows {
+  int threads = 1, lanes = 1;
+  std::int64_t rows = 0;
+  GraphRows(std::int64_t num_rows, std::int64_t nnz) : rows(num_rows) {
+    const std::int64_t avg = num_rows > 0 ? nnz / num_rows : 1;
+    while (lanes < avg && lanes < BackendTraits<ExecSpace>::max_vector_length) lanes *= 2;
+    threads = BackendTraits<ExecSpace>::is_gpu ? 128 / lanes : 1;
+  }
+  Teams<ExecSpace> policy(const ExecSpace& exec) const {
+    return Teams<ExecSpace>(exec, (rows + threads - 1) / threads, threads, lanes);
+  }
+  /// Calls f(row) for each row of the team, on the thread it belongs to.
+  template <class Member, class F>
+  KOKKOS_INLINE_FUNCTION void for_rows(const Member& m, const F& f) const {
+    const std::int64_t first = static_cast<std::int64_t>(m.league_rank()) * threads;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, threads), [&](const int t) {
+      if (first + t < rows) f(first + t);
+    });
+  }
+};
+
 /// For each entry of A its row (the GPU walk's map from entry to row).
 template <class ExecSpace, class AMatrix>
 Kokkos::View<typename AMatrix::ordinal_type*, typename ExecSpace::memory_space> entry_rows_of(const ExecSpace& exec,
@@ -232,7 +267,7 @@ void masked_team_shape(const BMatrix& b, int& threads, int& lanes) {
 }
 
 /// Runs act on every product of A·B whose column is in T's row (T has C's rows), and returns how many there were.
-/// CPUs: rows a thread, searching short target rows, else with a dense column map; GPUs: an entry of A a thread, or
+/// CPUs: rows a thread with a bit a column; GPUs: an entry of A a thread, or
 /// a row a thread where deterministic (no atomics) or where A's rows average 4 entries or fewer and none has 33.
 template <class ExecSpace, class AMatrix, class BMatrix, class TRows, class TCols, class Action>
 std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, const AMatrix& a, const BMatrix& b,
@@ -245,28 +280,29 @@ std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, cons
   using Serial = MaskedRowsSerial<Ops, Action>;
   using SerialPolicy =
       Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<typename Ops::ordinal_type>>;
-  // CPUs: target rows of 4 entries or fewer on average are searched in place; the dense maps (a row of C's width a
-  // thread, set to -1 each call) cost more than the count on road networks (8 MB for 16 threads on usroads-48).
-  if (!BackendTraits<ExecSpace>::is_gpu && static_cast<std::int64_t>(t_cols.extent(0)) <= 4 * rows) {
-    Kokkos::parallel_reduce(label, SerialPolicy(exec, 0, a.num_rows()), Serial{o, act}, hits);
-    return hits;
-  }
+  // CPUs: always the column bits (a bit test a product, in L1), which beat a search in place even on target rows of
+  // 2-3 entries (road networks, p2p graphs).
   if (!BackendTraits<ExecSpace>::is_gpu) {
     using Dense = MaskedRowsDense<ExecSpace, Ops, Action>;
     Kokkos::Experimental::UniqueToken<ExecSpace> tokens(exec);
     const std::int64_t width = b.num_cols();
-    const std::size_t cells = static_cast<std::size_t>(tokens.size()) * static_cast<std::size_t>(width);
-    Kokkos::View<typename Ops::ordinal_type*, typename ExecSpace::memory_space> owner(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::owner"), cells);
-    Kokkos::deep_copy(exec, owner, typename Ops::ordinal_type(-1));
+    const std::size_t threads = static_cast<std::size_t>(tokens.size());
+    // The positions a column take 8 bytes a column a thread: past 256 MiB of them the rows are searched instead.
+    if (Action::uses_position && threads * static_cast<std::size_t>(width) * 8 > (std::size_t(1) << 28)) {
+      Kokkos::parallel_reduce(label, SerialPolicy(exec, 0, a.num_rows()), Serial{o, act}, hits);
+      return hits;
+    }
+    Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space> bits(
+        Kokkos::view_alloc(exec, "KokkosSpGEMM::Masked::bits"),
+        threads * static_cast<std::size_t>(Dense::words(width)));
     Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> at(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::at"),
-        Action::uses_position ? cells : 0);
+        Action::uses_position ? threads * static_cast<std::size_t>(width) : 0);
     // Four rows a work item: R-MAT's heaviest rows are its first, and 64 a chunk left one thread with all of them
     // (16 threads, scale 18: one of them ran most of the count).
     const typename Ops::ordinal_type chunk = 4;
     const std::int64_t league = (static_cast<std::int64_t>(a.num_rows()) + chunk - 1) / chunk;
-    const Dense f{o, act, owner, at, tokens, width, a.num_rows(), chunk};
+    const Dense f{o, act, bits, at, tokens, width, a.num_rows(), chunk};
     Kokkos::parallel_reduce(label, Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, league, 1), f, hits);
     return hits;
   }
