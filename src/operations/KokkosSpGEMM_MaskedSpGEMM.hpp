@@ -293,8 +293,8 @@ void allocate_outside(const ExecSpace& exec, CMatrix& c, Kept* kept, std::int64_
 /// CPUs: per row a count, a scan of the counts into C's row map, per row a copy (rows a thread, chunks of 64, each
 /// thread with its bits while the bits of all threads take at most 64 MiB).
 template <class ExecSpace, class PMatrix, class MMatrix, class CMatrix, class Kept>
-void outside_mask_by_rows(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const PMatrix& pm, const MMatrix& m,
-                          CMatrix& c, bool with_values, Kept* kept) {
+void outside_mask_by_rows(const ExecSpace& exec, const PMatrix& pm, const MMatrix& m, CMatrix& c, bool with_values,
+                          Kept* kept) {
   using Offset = typename CMatrix::offset_type;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   const std::int64_t rows = pm.num_rows();
@@ -306,8 +306,11 @@ void outside_mask_by_rows(const ExecSpace& exec, Workspace<ExecSpace>& workspace
       outside{p_rows, p_cols, m.row_map(), m.entries()};
   const Kokkos::Experimental::UniqueToken<ExecSpace> tokens(exec);
   const std::int64_t words = (static_cast<std::int64_t>(pm.num_cols()) + 63) / 64;
-  const bool with_bits =
-      static_cast<std::size_t>(tokens.size()) * static_cast<std::size_t>(words) * 8 <= (std::size_t(64) << 20);
+  const std::size_t bits_bytes = static_cast<std::size_t>(tokens.size()) * static_cast<std::size_t>(words) * 8;
+  const bool with_bits = bits_bytes <= (std::size_t(64) << 20);
+  // The row sizes and column bits come from the library's cache of temporaries.
+  Workspace<ExecSpace> workspace(
+      exec, 512 + static_cast<std::size_t>(rows) * sizeof(std::int64_t) + (with_bits ? bits_bytes : 0));
   const auto bits = workspace.template take_zeroed<std::uint64_t>(
       "KokkosSpGEMM::Masked::bits", with_bits ? static_cast<std::size_t>(tokens.size() * words) : 0);
   const auto sizes = workspace.template take<std::int64_t>("KokkosSpGEMM::Masked::row_sizes", rows);
@@ -365,14 +368,16 @@ void outside_mask_by_rows(const ExecSpace& exec, Workspace<ExecSpace>& workspace
 /// GPUs: a flag an entry of P, their scan (each kept entry's place in C), C's row map at P's row starts, a copy an
 /// entry.
 template <class ExecSpace, class PMatrix, class MMatrix, class CMatrix, class Kept>
-void outside_mask_by_entries(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const PMatrix& pm,
-                             const MMatrix& m, CMatrix& c, bool with_values, Kept* kept) {
+void outside_mask_by_entries(const ExecSpace& exec, const PMatrix& pm, const MMatrix& m, CMatrix& c, bool with_values,
+                             Kept* kept) {
   using Offset = typename CMatrix::offset_type;
   const std::int64_t rows = pm.num_rows();
   const std::int64_t p_nnz = static_cast<std::int64_t>(pm.nnz());
   const auto p_rows = pm.row_map();
   const auto p_cols = pm.entries();
   const auto p_vals = pm.values();
+  // The flags come from the library's cache of temporaries.
+  Workspace<ExecSpace> workspace(exec, 512 + (static_cast<std::size_t>(p_nnz) + 1) * sizeof(Offset));
   const auto place =
       workspace.template take<Offset>("KokkosSpGEMM::Masked::place", static_cast<std::size_t>(p_nnz) + 1);
   const GraphRows<ExecSpace> shape(rows, p_nnz);
@@ -418,20 +423,10 @@ void entries_outside_mask(const ExecSpace& exec, const PMatrix& pm, const MMatri
   c.set_row_map(
       typename CMatrix::row_map_type(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::row_map"),
                                      static_cast<std::size_t>(pm.num_rows()) + 1));
-  // The flags (GPUs), or the row sizes and column bits (CPUs), come from the library's cache of temporaries.
-  using Offset = typename CMatrix::offset_type;
-  const std::size_t rows = static_cast<std::size_t>(pm.num_rows());
-  const std::size_t places = (static_cast<std::size_t>(pm.nnz()) + 1) * sizeof(Offset);
-  const std::size_t bits =
-      static_cast<std::size_t>(exec.concurrency()) * ((static_cast<std::size_t>(pm.num_cols()) + 63) / 64) * 8;
-  Workspace<ExecSpace> workspace(
-      exec, 512 + (BackendTraits<ExecSpace>::is_gpu
-                       ? places
-                       : rows * sizeof(std::int64_t) + (bits <= (std::size_t(64) << 20) ? bits : 0)));
   if constexpr (BackendTraits<ExecSpace>::is_gpu) {
-    outside_mask_by_entries(exec, workspace, pm, m, c, with_values, kept);
+    outside_mask_by_entries(exec, pm, m, c, with_values, kept);
   } else {
-    outside_mask_by_rows(exec, workspace, pm, m, c, with_values, kept);
+    outside_mask_by_rows(exec, pm, m, c, with_values, kept);
   }
 }
 
@@ -632,14 +627,14 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
     Impl::state(full_handle).single_use = true;
     CMatrix full;
     Impl::symbolic_phase(exec, full_handle, a, b, full, true);
-    // A·B's columns and values are temporaries: from the library's cache (no device allocation, no fresh pages).
-    const std::size_t full_nnz = static_cast<std::size_t>(full_handle.nnz());
-    Impl::Workspace<ExecSpace> workspace(exec, 512 + full_nnz * (sizeof(Ordinal) + sizeof(Scalar)));
-    full.set_entries(workspace.template take<Ordinal>("KokkosSpGEMM::Masked::full_entries", full_nnz));
-    full.set_values(workspace.template take<Scalar>("KokkosSpGEMM::Masked::full_values", full_nnz));
-    Impl::semiring_numeric_phase<Semiring>(exec, full_handle, a, b, full, true);
     using Kept = Kokkos::View<Offset*, typename ExecSpace::memory_space>;
     Impl::translate_allocation_failure("masked_spgemm", [&] {
+      // A·B's columns and values are temporaries: from the library's cache (no device allocation, no fresh pages).
+      const std::size_t full_nnz = static_cast<std::size_t>(full_handle.nnz());
+      Impl::Workspace<ExecSpace> workspace(exec, 512 + full_nnz * (sizeof(Ordinal) + sizeof(Scalar)));
+      full.set_entries(workspace.template take<Ordinal>("KokkosSpGEMM::Masked::full_entries", full_nnz));
+      full.set_values(workspace.template take<Scalar>("KokkosSpGEMM::Masked::full_values", full_nnz));
+      Impl::semiring_numeric_phase<Semiring>(exec, full_handle, a, b, full, true);
       Impl::entries_outside_mask(exec, full, m.matrix, c, true, static_cast<Kept*>(nullptr));
     });
     return c;
