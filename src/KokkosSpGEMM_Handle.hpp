@@ -59,7 +59,9 @@ class Handle {
   /// Number of products a_ik * b_kj (the flop count is twice this).
   std::int64_t products() const { return m_state.products; }
   std::int64_t max_row_products() const { return m_state.max_row_products; }
-  /// Largest temporary device memory (bytes) beyond A, B and C that a phase used.
+  /// Largest temporary device memory (bytes) beyond A, B and C that a phase used. On CUDA a numeric phase that gives C
+  /// fresh arrays within the temporary cache's limit writes C into the cache first (while C's own arrays are
+  /// allocated) and copies it: that copy counts here. A memory budget (Options) turns it off.
   std::size_t peak_extra_bytes() const { return m_state.peak_extra_bytes; }
   /// Bytes the handle keeps between calls (the numeric phase's row permutations and the position map).
   std::size_t kept_bytes() const {

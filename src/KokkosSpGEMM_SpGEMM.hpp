@@ -102,7 +102,8 @@ void symbolic_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
       }
     });
   } catch (...) {
-    handle.reset();  // no half-made analysis survives a failure
+    handle.reset();  // no half-made analysis survives a failure, nor a half-made C
+    c = CMatrix();
     throw;
   }
 }

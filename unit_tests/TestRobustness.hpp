@@ -408,11 +408,20 @@ TEST(TEST_CATEGORY, temporary_cache_keeps_blocks_up_to_its_limit) {
   KokkosSpGEMM::set_temporary_cache_limit(0);
   KokkosSpGEMM::release_temporary_cache();
   EXPECT_EQ(KokkosSpGEMM::temporary_cache_bytes(), 0u);
+  const auto first = c;
   for (int run = 0; run < 2; ++run) {
     c = KokkosSpGEMM::spgemm(exec, da, da);
     EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok) << "run " << run;
   }
   KokkosSpGEMM::set_temporary_cache_limit(KokkosSpGEMM::Impl::default_temporary_cache_bytes);
+  // C's arrays are its own even where the kernels wrote it into the cache first (CUDA): released blocks and
+  // another product written through the cache leave the first C as it was.
+  const auto other = KokkosSpGEMM::rmat<double, int, int>(12, 8, 7);
+  const auto d_other = KokkosSpGEMM::copy_to(exec, other);
+  const auto c_other = KokkosSpGEMM::spgemm(exec, d_other, d_other);
+  EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c_other, other, other).ok);
+  KokkosSpGEMM::release_temporary_cache();
+  EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(first, a, a).ok);
 }
 
 TEST(TEST_CATEGORY, host_temporary_cache_hands_out_kept_blocks_and_frees_the_oldest_past_its_limit) {

@@ -248,9 +248,10 @@ TEST(TEST_CATEGORY, auto_merges_long_incompressible_bins) {
     const bool merged = handle.describe().find("merge-path") != std::string::npos;
     EXPECT_EQ(merged, KokkosSpGEMM::BackendTraits<Exec>::is_gpu && sorted_b == 1) << handle.describe();
     if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
-      // The merge bins' pool (a chunk per concurrent team would be ~10x C here) is held to the size of C.
+      // The merge bins' pool (a chunk per concurrent team would be ~10x C here) is held to the size of C; beside
+      // it, a fresh C within the temporary cache's limit is written there first (staged) on CUDA.
       const std::size_t c_bytes = c.nnz() * (sizeof(int) + sizeof(double));
-      EXPECT_LE(handle.peak_extra_bytes(), c_bytes) << handle.describe();
+      EXPECT_LE(handle.peak_extra_bytes(), 2 * c_bytes + 1024) << handle.describe();
     }
   }
   // As many products from rows of A of 64 entries (more merge rounds): Auto keeps hashing.

@@ -182,6 +182,9 @@ class HostBlocks {
 template <class ExecSpace>
 struct BlockCache {
   static constexpr bool host = std::is_same<typename ExecSpace::memory_space, Kokkos::HostSpace>::value;
+  /// Whether a block of this many bytes comes from a device cache in the instance's order (allocation and free
+  /// without a call into the driver's allocator) and stays within the cache's limit.
+  static bool in_stream_order(const ExecSpace&, std::size_t) { return false; }
   static void* allocate(const ExecSpace&, std::size_t bytes, const char* label = "KokkosSpGEMM::Workspace") {
     if constexpr (host) {
       return HostBlocks::instance().take(bytes, label);

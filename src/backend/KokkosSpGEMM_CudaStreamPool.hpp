@@ -60,6 +60,11 @@ class CudaPools {
     }
   }
 
+  std::size_t limit() {
+    std::lock_guard<std::mutex> guard(m_lock);
+    return m_limit;
+  }
+
   std::size_t reserved() {
     std::lock_guard<std::mutex> guard(m_lock);
     std::size_t sum = 0;
@@ -94,6 +99,9 @@ class CudaPools {
 
 template <>
 struct BlockCache<Kokkos::Cuda> {
+  static bool in_stream_order(const Kokkos::Cuda& exec, std::size_t bytes) {
+    return bytes <= CudaPools::instance().limit() && CudaPools::instance().pool(exec.cuda_device()) != nullptr;
+  }
   static void* allocate(const Kokkos::Cuda& exec, std::size_t bytes, const char* label = "KokkosSpGEMM::Workspace") {
     const cudaMemPool_t pool = CudaPools::instance().pool(exec.cuda_device());
     if (pool == nullptr) return nullptr;

@@ -25,16 +25,9 @@ std::size_t c_entry_bytes(const Handle& handle) {
          (sizeof(typename CMatrix::ordinal_type) + sizeof(typename CMatrix::scalar_type));
 }
 
-/// Checks C and the kept analysis against the memory budget (refused before C is touched), then gives C its
-/// entries and values for nnz(C) unless it has them. Returns the bytes the budget leaves for pools (0: no budget).
+/// Gives C its entries and values for nnz(C) unless it has them.
 template <class ExecSpace, class Handle, class CMatrix>
-std::size_t prepare_numeric_output(const ExecSpace& exec, const Handle& handle, CMatrix& c) {
-  const std::size_t budget = state(handle).settings.memory_budget_bytes;
-  const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle) +
-                              (static_cast<std::size_t>(c.num_rows()) + 1) * sizeof(typename CMatrix::offset_type);
-  KOKKOSSPGEMM_REQUIRE(budget == 0 || c_bytes + handle.kept_bytes() < budget, OutOfMemory, "spgemm_numeric",
-                       "C needs " << c_bytes << " bytes (nnz(C) = " << handle.nnz() << ") and the analysis keeps "
-                                  << handle.kept_bytes() << ", over the memory budget of " << budget << " bytes");
+void allocate_numeric_output(const ExecSpace& exec, const Handle& handle, CMatrix& c) {
   if (c.entries().extent(0) != static_cast<std::size_t>(handle.nnz())) {
     c.set_entries(typename CMatrix::entries_type(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), handle.nnz()));
@@ -45,7 +38,34 @@ std::size_t prepare_numeric_output(const ExecSpace& exec, const Handle& handle, 
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), handle.nnz()));
     advise_huge_pages(c.values());
   }
+}
+
+/// Checks C and the kept analysis against the memory budget (refused before C is touched), then, with allocate,
+/// gives C its entries and values for nnz(C) unless it has them. Returns the bytes the budget leaves for pools (0:
+/// no budget).
+template <class ExecSpace, class Handle, class CMatrix>
+std::size_t prepare_numeric_output(const ExecSpace& exec, const Handle& handle, CMatrix& c, bool allocate = true) {
+  const std::size_t budget = state(handle).settings.memory_budget_bytes;
+  const std::size_t c_bytes = c_entry_bytes<CMatrix>(handle) +
+                              (static_cast<std::size_t>(c.num_rows()) + 1) * sizeof(typename CMatrix::offset_type);
+  KOKKOSSPGEMM_REQUIRE(budget == 0 || c_bytes + handle.kept_bytes() < budget, OutOfMemory, "spgemm_numeric",
+                       "C needs " << c_bytes << " bytes (nnz(C) = " << handle.nnz() << ") and the analysis keeps "
+                                  << handle.kept_bytes() << ", over the memory budget of " << budget << " bytes");
+  if (allocate) allocate_numeric_output(exec, handle, c);
   return budget > 0 ? budget - c_bytes - handle.kept_bytes() : 0;
+}
+
+/// Whether a numeric call writes C's entries and values into the temporary cache first and allocates C's own arrays
+/// while its kernels run, then copies: where the cache is in stream order (CUDA), C's fresh arrays cost two driver
+/// allocations of ~60 us each (H200) with the device idle, a third of a small product's one-shot, against a copy of
+/// C. Only for fresh arrays within the cache's limit and without a memory budget (the staged copy is extra memory
+/// for the call's duration).
+template <class ExecSpace, class CMatrix, class Handle>
+bool stages_numeric_output(const ExecSpace& exec, const Handle& handle, const CMatrix& c) {
+  const auto nnz = static_cast<std::size_t>(handle.nnz());
+  return BackendTraits<ExecSpace>::is_gpu && state(handle).settings.memory_budget_bytes == 0 && nnz > 0 &&
+         c.entries().extent(0) != nnz && c.values().extent(0) != nnz &&
+         BlockCache<ExecSpace>::in_stream_order(exec, c_entry_bytes<CMatrix>(handle));
 }
 
 /// True when C's entries hold the columns this handle's last numeric call wrote, in the order now asked for.
@@ -134,7 +154,8 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   const bool by_positions = known && st.settings.reuse_positions;
   // A full phase rewrites C's columns: the map would no longer describe them (and its memory is better freed).
   if (!by_positions) st.positions = decltype(st.positions)();
-  std::size_t pool_budget = prepare_numeric_output(exec, handle, c);
+  const bool staged = !by_positions && stages_numeric_output(exec, handle, c);
+  std::size_t pool_budget = prepare_numeric_output(exec, handle, c, !staged);
   auto& map = st.positions;
   const bool make_map = by_positions && (!map.made() || map.columns != static_cast<const void*>(c.entries().data()));
   // Pools and bin counts, allocated only when taken. Calls that use the position map (it fills what the size of C
@@ -142,7 +163,15 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   Workspace<ExecSpace> workspace(exec, pool_budget > 0 || by_positions
                                            ? 0
                                            : min_of(workspace_small_pools_bytes, c_entry_bytes<CMatrix>(handle) / 8));
-  MultiplyViews<AMatrix, BMatrix, CMatrix, AValues> v(a, b, c, values);
+  // What the kernels write: C, or with staging, arrays of the cache that C's own receive after the kernels.
+  CMatrix out = c;
+  Workspace<ExecSpace> staging(exec, staged ? c_entry_bytes<CMatrix>(handle) + 2 * sizeof(WorkspaceGrain) : 0);
+  if (staged) {
+    const auto nnz = static_cast<std::size_t>(handle.nnz());
+    out.set_entries(staging.template take<typename CMatrix::ordinal_type>("KokkosSpGEMM::C::entries", nnz));
+    out.set_values(staging.template take<typename CMatrix::scalar_type>("KokkosSpGEMM::C::values", nnz));
+  }
+  MultiplyViews<AMatrix, BMatrix, CMatrix, AValues> v(a, b, out, values);
   v.known_columns = known;
   st.written_columns = nullptr;  // until this call succeeds
   // A GPU reuse call leaves its checks' verdict to a later call (a call that makes the map waits anyway, and a
@@ -201,6 +230,11 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
                                                             launch_options, pool_budget));
     }
   }
+  if (staged) {
+    allocate_numeric_output(exec, handle, c);  // while the kernels run
+    Kokkos::deep_copy(exec, c.entries(), out.entries());
+    Kokkos::deep_copy(exec, c.values(), out.values());
+  }
   if (deferred) {
     st.deferred.checks->end(exec, st.numeric_calls, replay, replay ? map.checksum : 0);
   } else if (v.known_columns) {
@@ -221,7 +255,8 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   st.written_columns = c.entries().data();
   st.written_sorted = st.settings.sorted;
   st.numeric_pool_bytes = pool;
-  st.peak_extra_bytes = max_of(st.peak_extra_bytes, workspace.peak_bytes(pool) + handle.kept_bytes());
+  st.peak_extra_bytes =
+      max_of(st.peak_extra_bytes, workspace.peak_bytes(pool) + handle.kept_bytes() + staging.capacity());
 }
 
 }  // namespace Impl

@@ -313,10 +313,12 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   allocate_permutation(exec, bins, num_rows, from_cache);
   if (num_rows == 0) return bins;
   const std::size_t mark = workspace.mark();
-  // Counts, then (with a work measure) each bin's most work, all rows' work and each bin's longest row of A.
-  const auto counts =
-      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 3 * num_row_bins + 1);
-  const auto cursor = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::cursor", num_row_bins);
+  // Counts, then (with a work measure) each bin's most work, all rows' work and each bin's longest row of A; then
+  // the scatter's cursors. One take, one fill.
+  const auto zeroed =
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 4 * num_row_bins + 1);
+  const auto counts = Kokkos::subview(zeroed, Kokkos::make_pair(0, 3 * num_row_bins + 1));
+  const auto cursor = Kokkos::subview(zeroed, Kokkos::make_pair(3 * num_row_bins + 1, 4 * num_row_bins + 1));
   const int league =
       static_cast<int>((static_cast<std::int64_t>(num_rows) + rows_per_binning_team - 1) / rows_per_binning_team);
   const std::size_t scratch = ScratchCounts::shmem_size(num_row_bins);

@@ -225,8 +225,12 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   KOKKOSSPGEMM_REQUIRE(budget == 0 || first_bytes < budget, OutOfMemory, "spgemm_symbolic",
                        "the row analysis and C's row map need " << first_bytes << " bytes, over the memory budget of "
                                                                 << budget << " bytes");
-  typename CMatrix::row_map_type row_map(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::C_row_map"),
-                                         static_cast<std::size_t>(rows) + 1);
+  // Uninitialised where the scan below writes every offset (a fill launch less); zeros for no rows.
+  typename CMatrix::row_map_type row_map =
+      rows > 0 ? typename CMatrix::row_map_type(
+                     Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Symbolic::C_row_map"),
+                     static_cast<std::size_t>(rows) + 1)
+               : typename CMatrix::row_map_type(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::C_row_map"), 1);
   // Entries and values come with the numeric phase; empty views here allocate nothing (a labelled empty view is
   // still a device allocation, a call into the driver that costs microseconds).
   c = CMatrix(rows, b.num_cols(), row_map, typename CMatrix::entries_type(), typename CMatrix::values_type());
@@ -297,7 +301,10 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
         "KokkosSpGEMM::Symbolic::row_map", Impl::Range<ExecSpace>(exec, 0, rows),
         KOKKOS_LAMBDA(const Ordinal i, std::int64_t& partial, const bool final) {
           partial += sizes(i);
-          if (final) row_map(i + 1) = static_cast<Offset>(partial);
+          if (final) {
+            row_map(i + 1) = static_cast<Offset>(partial);
+            if (i == 0) row_map(0) = 0;
+          }
         },
         nnz);
   };

@@ -35,11 +35,20 @@ class DeferredChecks {
 
   /// The device counters for the call about to be queued (zeroed on exec); the slot is free (settle() ran).
   device_status begin(const ExecSpace& exec) {
-    Slot& s = m_slots[m_next];
-    if (s.device.data() == nullptr) {
-      s.device = device_status(Kokkos::view_alloc(exec, "KokkosSpGEMM::DeferredChecks::device"), ReuseStatus::entries);
-      s.host = host_status(Kokkos::view_alloc(exec, "KokkosSpGEMM::DeferredChecks::host"), ReuseStatus::entries);
+    if (m_device.data() == nullptr) {
+      // Every slot's counters in one allocation of each kind: a pinned host allocation costs ~20 us, a call's
+      // replay on a small matrix not many times more.
+      constexpr std::size_t n = ReuseStatus::entries;
+      m_device = device_status(
+          Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::DeferredChecks::device"), depth * n);
+      m_host = host_status(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::DeferredChecks::host"),
+                           depth * n);
+      for (std::size_t k = 0; k < static_cast<std::size_t>(depth); ++k) {
+        m_slots[k].device = Kokkos::subview(m_device, std::make_pair(k * n, (k + 1) * n));
+        m_slots[k].host = Kokkos::subview(m_host, std::make_pair(k * n, (k + 1) * n));
+      }
     }
+    Slot& s = m_slots[m_next];
     Kokkos::deep_copy(exec, s.device, std::uint64_t(0));
     return s.device;
   }
@@ -102,6 +111,8 @@ class DeferredChecks {
     bool pending = false, replay = false;
     std::uint64_t call = 0, expected = 0;
   };
+  device_status m_device;
+  host_status m_host;
   std::array<Slot, depth> m_slots;
   int m_next = 0;
 };
