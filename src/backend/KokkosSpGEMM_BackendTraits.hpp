@@ -30,6 +30,52 @@
 namespace KokkosSpGEMM {
 namespace Impl {
 
+// Atomics on a team's level-0 scratch (the caller guarantees p points there). Kokkos' atomics take any address: on
+// CUDA they test its space at run time, and a double's add first tries a global atomic that fails on shared memory
+// before its compare-and-swap loop there. Naming the shared space skips both; other backends keep Kokkos' atomics.
+#if defined(__CUDA_ARCH__)
+KOKKOS_INLINE_FUNCTION unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+#endif
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T scratch_compare_exchange(T* p, T expected, T desired) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_integral_v<T> && sizeof(T) == 4) {
+    unsigned old;
+    asm volatile("atom.shared.cas.b32 %0, [%1], %2, %3;"
+                 : "=r"(old)
+                 : "r"(shared_address(p)), "r"(static_cast<unsigned>(expected)), "r"(static_cast<unsigned>(desired))
+                 : "memory");
+    return static_cast<T>(old);
+  } else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
+    unsigned long long old;
+    asm volatile("atom.shared.cas.b64 %0, [%1], %2, %3;"
+                 : "=l"(old)
+                 : "r"(shared_address(p)), "l"(static_cast<unsigned long long>(expected)),
+                   "l"(static_cast<unsigned long long>(desired))
+                 : "memory");
+    return static_cast<T>(old);
+  }
+#endif
+  return Kokkos::atomic_compare_exchange(p, expected, desired);
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION void scratch_add(T* p, const T& v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600
+  if constexpr (std::is_same_v<T, double>) {
+    asm volatile("red.shared.add.f64 [%0], %1;" ::"r"(shared_address(p)), "d"(v) : "memory");
+    return;
+  } else if constexpr (std::is_same_v<T, float>) {
+    asm volatile("red.shared.add.f32 [%0], %1;" ::"r"(shared_address(p)), "f"(v) : "memory");
+    return;
+  }
+#endif
+  Kokkos::atomic_add(p, v);
+}
+
 constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
 
 /// Host arrays of at least this many bytes are backed by huge pages where Linux offers them on request

@@ -8,12 +8,14 @@
 #ifndef KOKKOSSPGEMM_HASHACCUMULATOR_HPP
 #define KOKKOSSPGEMM_HASHACCUMULATOR_HPP
 
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
 #include <compat/KokkosSpGEMM_Compat.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Complex.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -38,11 +40,32 @@ KOKKOS_INLINE_FUNCTION void accumulate(Kokkos::complex<Real>* p, const Kokkos::c
   }
 }
 
+/// accumulate<Atomic> into team scratch: real and complex values take the shared-space atomics of the compat header.
+template <bool Atomic, class Scalar>
+KOKKOS_INLINE_FUNCTION void accumulate_in_scratch(Scalar* p, const Scalar& v) {
+  if constexpr (Atomic && (std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>)) {
+    scratch_add(p, v);
+  } else {
+    accumulate<Atomic>(p, v);
+  }
+}
+template <bool Atomic, class Real>
+KOKKOS_INLINE_FUNCTION void accumulate_in_scratch(Kokkos::complex<Real>* p, const Kokkos::complex<Real>& v) {
+  if constexpr (Atomic) {
+    Real* parts = reinterpret_cast<Real*>(p);
+    accumulate_in_scratch<true>(parts, v.real());
+    accumulate_in_scratch<true>(parts + 1, v.imag());
+  } else {
+    *p += v;
+  }
+}
+
 enum class InsertResult { Inserted, Found, Full };
 
 /// A view of one table: capacity is a power of two; keys hold -1 when empty. Atomic selects concurrent inserts
-/// (several threads or vector lanes of one team share the table) or plain ones (one thread owns it).
-template <class Ordinal, class Scalar, bool Atomic>
+/// (several threads or vector lanes of one team share the table) or plain ones (one thread owns it); Scratch says
+/// that the table lives in the team's level-0 scratch (its atomics then name that space).
+template <class Ordinal, class Scalar, bool Atomic, bool Scratch = false>
 struct HashTable {
   Ordinal* keys = nullptr;
   Scalar* values = nullptr;  // null in the symbolic phase
@@ -87,7 +110,11 @@ struct HashTable {
       Ordinal current = static_cast<volatile Ordinal*>(keys)[s];
       if (current == empty) {
         if constexpr (Atomic) {
-          current = Kokkos::atomic_compare_exchange(&keys[s], empty, key);
+          if constexpr (Scratch) {
+            current = scratch_compare_exchange(&keys[s], empty, key);
+          } else {
+            current = Kokkos::atomic_compare_exchange(&keys[s], empty, key);
+          }
         } else {
           keys[s] = key;
         }
@@ -130,7 +157,12 @@ struct HashTable {
   KOKKOS_INLINE_FUNCTION InsertResult insert_add(Ordinal key, const Scalar& v, Ordinal window) const {
     InsertResult r;
     const Ordinal s = find_or_claim(key, window, r);
-    if (s >= 0) accumulate<Atomic>(&values[s], v);
+    if (s < 0) return r;
+    if constexpr (Scratch) {
+      accumulate_in_scratch<Atomic>(&values[s], v);
+    } else {
+      accumulate<Atomic>(&values[s], v);
+    }
     return r;
   }
 };

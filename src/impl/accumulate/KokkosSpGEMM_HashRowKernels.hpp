@@ -98,11 +98,12 @@ enum class BRowSplit { Lanes, WholeTeam, Serial };
 
 /// Adds the products a_ik * B(k,:) of one entry e = (i,k) of A into the tables, B's row split as Split says. Level 1
 /// takes what fits its window; the rest goes to level 2 (which never fills: it holds 2x the bound).
-template <bool Numeric, BRowSplit Split = BRowSplit::Lanes, class Views, class Table, class Member, class AOffset>
+template <bool Numeric, BRowSplit Split = BRowSplit::Lanes, class Views, class Table, class Level2, class Member,
+          class AOffset>
 KOKKOS_INLINE_FUNCTION void insert_products_of_entry(const Views& v, const Member& member,
                                                      const typename Views::ordinal_type row, const AOffset e,
                                                      const Table& l1, const typename Views::ordinal_type l1_window,
-                                                     const Table& l2) {
+                                                     const Level2& l2) {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   const Ordinal k = v.a_cols(e);
@@ -194,7 +195,7 @@ struct ThreadRowsKernel {
   /// With launch bounds, a team whose scratch keeps fewer teams than their minimum on a multiprocessor is refused.
   static constexpr bool bounded = Traits::thread_rows_min_teams > 0;
   static constexpr bool atomic = Traits::is_gpu;
-  using Table = HashTable<Ordinal, Scalar, atomic>;
+  using Table = HashTable<Ordinal, Scalar, atomic, true>;
 
   /// One bin's rows perm[first, first + rows), from team first_team on.
   struct Bin {
@@ -401,7 +402,8 @@ struct TeamRowKernel {
   using Member = typename Policy::member_type;
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
   static constexpr bool gpu = BackendTraits<ExecSpace>::is_gpu;
-  using Table = HashTable<Ordinal, Scalar, gpu>;
+  using Table = HashTable<Ordinal, Scalar, gpu, true>;  // level 1, in scratch
+  using Level2 = HashTable<Ordinal, Scalar, gpu>;       // from the pool
   // Probes in level 1 before a column goes to level 2 when a row spills: bounds the cost of a full level 1.
   static constexpr Ordinal spill_window = 32;
 
@@ -503,20 +505,23 @@ struct TeamRowKernel {
                                   const bool over_a) const {
     char* base = static_cast<char*>(team.team_shmem().get_shmem_aligned(scratch_bytes(l1_slots, ranks) - 64, 16));
     std::int64_t* shared = reinterpret_cast<std::int64_t*>(base);  // [0]: pool chunk, [1]: output cursor
+    // The cursor has the width of a column (a row holds at most that many): with 32-bit columns its adds are
+    // 32-bit atomics, single instructions on GPUs.
+    Ordinal* cursor = reinterpret_cast<Ordinal*>(shared + 1);
     Scalar* values = reinterpret_cast<Scalar*>(base + 2 * sizeof(std::int64_t));
     Ordinal* keys =
         reinterpret_cast<Ordinal*>(reinterpret_cast<char*>(values) + (Numeric ? l1_slots * sizeof(Scalar) : 0));
     Ordinal* compact = reinterpret_cast<Ordinal*>(base + table_bytes(l1_slots));
     const bool spill = needs_level2(row);
     Table l1{keys, Numeric ? values : nullptr, l1_slots - 1};
-    Table l2;
+    Level2 l2;
     if (spill) {
       Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = pool.acquire(team.league_rank()); });
       team.team_barrier();
       char* chunk = pool.chunk(shared[0]);
       Scalar* l2_values = reinterpret_cast<Scalar*>(chunk);
-      l2 = Table{reinterpret_cast<Ordinal*>(chunk + (Numeric ? l2_entries * sizeof(Scalar) : 0)),
-                 Numeric ? l2_values : nullptr, l2_entries - 1};
+      l2 = Level2{reinterpret_cast<Ordinal*>(chunk + (Numeric ? l2_entries * sizeof(Scalar) : 0)),
+                  Numeric ? l2_values : nullptr, l2_entries - 1};
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l2_entries), [&](const Ordinal s) {
         l2.keys[s] = Table::empty;
         if constexpr (Numeric) l2.values[s] = Scalar();
@@ -527,7 +532,7 @@ struct TeamRowKernel {
       if constexpr (Numeric) values[s] = Scalar();
     });
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, ranks), [&](const Ordinal s) { compact[s] = Table::empty; });
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[1] = 0; });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { *cursor = 0; });
     team.team_barrier();
 
     const auto a_begin = v.a_rows(row);
@@ -576,18 +581,18 @@ struct TeamRowKernel {
       if (ranks > 0 && !spill && n <= ranks) {
         const CompactRow<Ordinal> out{compact, compact + ranks, n};
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_slots), [&](const Ordinal s) {
-          if (keys[s] != Table::empty) out.gather(keys[s], s, &shared[1]);
+          if (keys[s] != Table::empty) out.gather(keys[s], s, cursor);
         });
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n),
                              [&](const Ordinal i) { out.write(v, c_begin, i, values); });
         return;
       }
-      auto extract = [&](const Table& table) {
+      auto extract = [&](const auto& table) {
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, table.capacity()), [&](const Ordinal s) {
           const Ordinal key = table.keys[s];
           if (key != Table::empty) {
-            const auto pos = c_begin + fetch_add<gpu>(&shared[1], std::int64_t(1));
+            const auto pos = c_begin + fetch_add<gpu>(cursor, Ordinal(1));
             v.c_cols(pos) = key;
             v.c_vals(pos) = table.values[s];
           }

@@ -50,8 +50,8 @@ struct MultiplyViews {
   Kokkos::View<std::uint64_t*, memory_space> reuse_status;
 
   /// The accumulated value of C's column col, or a recorded miss (zero) when the table lacks it.
-  template <class Table>
-  KOKKOS_INLINE_FUNCTION scalar_type gathered(const Table& l1, ordinal_type l1_window, const Table& l2,
+  template <class Table, class Level2>
+  KOKKOS_INLINE_FUNCTION scalar_type gathered(const Table& l1, ordinal_type l1_window, const Level2& l2,
                                               ordinal_type col) const {
     ordinal_type s = l1.find(col, l1_window);
     if (s >= 0) return l1.values[s];

@@ -28,21 +28,25 @@ KOKKOS_INLINE_FUNCTION int row_bin_of(std::int64_t ub) {
 /// Largest size bound a row of bin b can have.
 inline std::int64_t row_bin_bound(int b) { return b <= 1 ? b : (std::int64_t(1) << (b - 1)); }
 
-/// Adjacent rows a thread takes in add_bin_totals.
+/// Adjacent rows a thread takes in add_bin_totals, at most.
 constexpr std::int64_t bin_totals_rows_a_thread = 32;
 
 /// Per-bin totals of N values over rows [0, rows): row_values(i, x) gives row i's bin (negative: the row is left
 /// out) and its values x[0, N); value k adds into totals(N * bin + k), or keeps the largest where bit k of MaxMask is
-/// set. A thread takes bin_totals_rows_a_thread adjacent rows and adds each run of rows of one bin once: atomics a
-/// row on a bin's few addresses serialise (a 3D 27-point grid is one bin of 10^6 rows).
+/// set. A thread takes up to bin_totals_rows_a_thread adjacent rows and adds each run of rows of one bin once:
+/// atomics a row on a bin's few addresses serialise (a 3D 27-point grid is one bin of 10^6 rows). Fewer rows a thread
+/// where the rows would not give an eighth of the device's threads work: a thread's rows are a chain of gathers, so
+/// a small matrix's few threads of 32 rows were the pass's time.
 template <int N, unsigned MaxMask, class ExecSpace, class Totals, class RowValues>
 void add_bin_totals(const ExecSpace& exec, const std::string& label, std::int64_t rows, const Totals& totals,
                     const RowValues& row_values) {
-  const std::int64_t threads = (rows + bin_totals_rows_a_thread - 1) / bin_totals_rows_a_thread;
+  const std::int64_t wanted = max_of<std::int64_t>(1, static_cast<std::int64_t>(concurrency(exec)) / 8);
+  const std::int64_t per_thread = max_of<std::int64_t>(1, min_of(bin_totals_rows_a_thread, rows / wanted));
+  const std::int64_t threads = (rows + per_thread - 1) / per_thread;
   Kokkos::parallel_for(
       label, Impl::Range<ExecSpace>(exec, 0, threads), KOKKOS_LAMBDA(const std::int64_t t) {
-        const std::int64_t first = t * bin_totals_rows_a_thread;
-        const std::int64_t last = first + bin_totals_rows_a_thread < rows ? first + bin_totals_rows_a_thread : rows;
+        const std::int64_t first = t * per_thread;
+        const std::int64_t last = first + per_thread < rows ? first + per_thread : rows;
         int run_bin = -1;
         std::int64_t run[N] = {};
         const auto flush = [&]() {

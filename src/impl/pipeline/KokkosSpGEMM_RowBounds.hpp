@@ -70,9 +70,13 @@ RowBoundsTotals device_row_bounds(const ExecSpace& exec, const AMatrix& a, const
   // The largest power of two at most mean_a / 8 (at least 1), within a warp.
   const std::uint64_t wanted = static_cast<std::uint64_t>(max_of<std::int64_t>(1, mean_a / 8));
   const bool fills = rows * Traits::max_vector_length > static_cast<std::int64_t>(exec.concurrency());
-  const int lanes =
-      fills ? static_cast<int>(min_of<std::uint64_t>(Traits::max_vector_length, bit_ceil_u64(wanted + 1) / 2))
-            : Traits::max_vector_length;
+  int lanes = fills ? static_cast<int>(min_of<std::uint64_t>(Traits::max_vector_length, bit_ceil_u64(wanted + 1) / 2))
+                    : Traits::max_vector_length;
+  // Rows too few for their lanes to fill the device: more lanes a row while the threads still fit at once, since a
+  // lane's walk is a chain of gathers and the longest rows' chains are the pass's time when the device is idle.
+  while (lanes < Traits::max_vector_length && 2 * rows * lanes <= static_cast<std::int64_t>(exec.concurrency())) {
+    lanes *= 2;
+  }
   const std::int64_t lane_entries = row_bounds_lane_steps * lanes;
   const int rows_per_team = 256 / lanes;
   const int league = static_cast<int>((rows + rows_per_team - 1) / rows_per_team);
