@@ -40,7 +40,7 @@ KOKKOS_INLINE_FUNCTION void accumulate(Kokkos::complex<Real>* p, const Kokkos::c
   }
 }
 
-/// accumulate<Atomic> into team scratch: real and complex values take the shared-space atomics of the compat header.
+/// accumulate<Atomic> into team scratch: real and complex values take the backend traits' shared-space atomics.
 template <bool Atomic, class Scalar>
 KOKKOS_INLINE_FUNCTION void accumulate_in_scratch(Scalar* p, const Scalar& v) {
   if constexpr (Atomic && (std::is_same_v<Scalar, double> || std::is_same_v<Scalar, float>)) {

@@ -57,9 +57,8 @@ std::size_t prepare_numeric_output(const ExecSpace& exec, const Handle& handle, 
 
 /// Whether a numeric call writes C's entries and values into the temporary cache first and allocates C's own arrays
 /// while its kernels run, then copies: where the cache is in stream order (CUDA), C's fresh arrays cost two driver
-/// allocations of ~60 us each (H200) with the device idle, a third of a small product's one-shot, against a copy of
-/// C. Only for fresh arrays within the cache's limit and without a memory budget (the staged copy is extra memory
-/// for the call's duration).
+/// allocations with the device idle, more than a copy of a small C. Only for fresh arrays within the cache's limit and
+/// without a memory budget (the staged copy is extra memory for the call's duration).
 template <class ExecSpace, class CMatrix, class Handle>
 bool stages_numeric_output(const ExecSpace& exec, const Handle& handle, const CMatrix& c) {
   const auto nnz = static_cast<std::size_t>(handle.nnz());

@@ -36,8 +36,8 @@ class DeferredChecks {
   /// The device counters for the call about to be queued (zeroed on exec); the slot is free (settle() ran).
   device_status begin(const ExecSpace& exec) {
     if (m_device.data() == nullptr) {
-      // Every slot's counters in one allocation of each kind: a pinned host allocation costs ~20 us, a call's
-      // replay on a small matrix not many times more.
+      // Every slot's counters in one allocation of each kind: a pinned host allocation costs a fair part of a
+      // small matrix's replay.
       constexpr std::size_t n = ReuseStatus::entries;
       m_device = device_status(
           Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::DeferredChecks::device"), depth * n);
