@@ -128,15 +128,27 @@ RowBins<Ordinal, MemorySpace> all_rows_in_one_bin(std::int64_t rows, int b) {
 /// once per bin, which keeps atomic contention on the ~60 counters low on GPUs.
 constexpr int rows_per_binning_team = 2048;
 
-/// Rows [lo, hi) of thread t of a team binning its block of the num_rows rows (hi >= lo): each thread a contiguous
-/// slice, so that a run of rows in one bin (stencils, banded matrices: most rows) costs one scratch atomic, not one a
-/// row on a counter that every thread of the team hits.
+/// The rows a binning team takes: rows_per_binning_team, halved on GPUs (down to a row a thread of the team) while
+/// the teams' threads would cover under a quarter of the device, since a thread walks its rows one after another.
+template <class ExecSpace>
+std::int64_t binning_block(const ExecSpace& exec, std::int64_t num_rows, int team_size) {
+  std::int64_t block = rows_per_binning_team;
+  if constexpr (BackendTraits<ExecSpace>::is_gpu) {
+    const std::int64_t wanted = static_cast<std::int64_t>(concurrency(exec)) / 4;
+    while (block > team_size && (num_rows + block - 1) / block * team_size < wanted) block /= 2;
+  }
+  return block;
+}
+
+/// Rows [lo, hi) of thread t of a team binning its block of `block` of the num_rows rows (hi >= lo): each thread a
+/// contiguous slice, so that a run of rows in one bin (stencils, banded matrices: most rows) costs one scratch
+/// atomic, not one a row on a counter that every thread of the team hits.
 template <class Member>
-KOKKOS_INLINE_FUNCTION void binning_slice(const Member& team, int t, std::int64_t num_rows, std::int64_t& lo,
-                                          std::int64_t& hi) {
-  const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * rows_per_binning_team;
-  const std::int64_t per = (rows_per_binning_team + team.team_size() - 1) / team.team_size();
-  const std::int64_t end = min_of<std::int64_t>(begin + rows_per_binning_team, num_rows);
+KOKKOS_INLINE_FUNCTION void binning_slice(const Member& team, int t, std::int64_t num_rows, std::int64_t block,
+                                          std::int64_t& lo, std::int64_t& hi) {
+  const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * block;
+  const std::int64_t per = (block + team.team_size() - 1) / team.team_size();
+  const std::int64_t end = min_of<std::int64_t>(begin + block, num_rows);
   lo = min_of<std::int64_t>(begin + t * per, end);
   hi = min_of<std::int64_t>(lo + per, end);
 }
@@ -146,7 +158,7 @@ KOKKOS_INLINE_FUNCTION void binning_slice(const Member& team, int t, std::int64_
 /// (work.entries) in most(num_row_bins + 1 + bin); ends with a barrier.
 template <class Member, class Counts, class UpperBound, class Work = NoRowWork>
 KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& local, std::int64_t num_rows,
-                                           const UpperBound& ub, const Work& work = Work(),
+                                           std::int64_t block, const UpperBound& ub, const Work& work = Work(),
                                            const Counts& most = Counts()) {
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
     if (b < num_row_bins) local(b) = 0;
@@ -159,7 +171,7 @@ KOKKOS_INLINE_FUNCTION void team_histogram(const Member& team, const Counts& loc
       Kokkos::TeamThreadRange(team, team.team_size()),
       [&](int t, std::int64_t& sum) {
         std::int64_t lo = 0, hi = 0;
-        binning_slice(team, t, num_rows, lo, hi);
+        binning_slice(team, t, num_rows, block, lo, hi);
         int run_bin = -1;
         std::int64_t run_rows = 0, run_most = 0, run_entries = 0;
         const auto flush = [&]() {
@@ -231,6 +243,7 @@ struct BinCounts {
   using ScratchCounts = Kokkos::View<std::int64_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> counts;
   std::int64_t num_rows = 0;
+  std::int64_t block = rows_per_binning_team;  // rows a team (binning_block)
   UpperBound ub;
   Work work;
 
@@ -240,7 +253,7 @@ struct BinCounts {
     // work, then one sum.
     const ScratchCounts most =
         Work::enabled ? ScratchCounts(team.team_scratch(0), 2 * num_row_bins + 1) : ScratchCounts();
-    team_histogram(team, local, num_rows, ub, work, most);
+    team_histogram(team, local, num_rows, block, ub, work, most);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins + 1), [&](int b) {
       if (b < num_row_bins && local(b)) Kokkos::atomic_add(&counts(b), local(b));
       if (Work::enabled && most(b)) {
@@ -266,12 +279,13 @@ struct BinScatter {
   Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> cursor;
   BinStarts starts;
   std::int64_t num_rows = 0;
+  std::int64_t block = rows_per_binning_team;  // as BinCounts'
   UpperBound ub;
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     ScratchCounts local(team.team_scratch(0), num_row_bins);
     ScratchCounts base(team.team_scratch(0), num_row_bins);
-    team_histogram(team, local, num_rows, ub);
+    team_histogram(team, local, num_rows, block, ub);
     // Claim one contiguous range per bin for this team, then hand out slots inside it: a run of rows of one bin
     // takes its slots at once and keeps its order.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, num_row_bins), [&](int b) {
@@ -281,7 +295,7 @@ struct BinScatter {
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](int t) {
       std::int64_t lo = 0, hi = 0;
-      binning_slice(team, t, num_rows, lo, hi);
+      binning_slice(team, t, num_rows, block, lo, hi);
       std::int64_t run_start = lo;
       int run_bin = -1;
       const auto place = [&](std::int64_t run_end) {
@@ -323,17 +337,17 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
       workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 4 * num_row_bins + 1);
   const auto counts = Kokkos::subview(zeroed, Kokkos::make_pair(0, 3 * num_row_bins + 1));
   const auto cursor = Kokkos::subview(zeroed, Kokkos::make_pair(3 * num_row_bins + 1, 4 * num_row_bins + 1));
-  const int league =
-      static_cast<int>((static_cast<std::int64_t>(num_rows) + rows_per_binning_team - 1) / rows_per_binning_team);
   const std::size_t scratch = ScratchCounts::shmem_size(num_row_bins);
   const int team_size = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
+  const std::int64_t block = binning_block(exec, num_rows, team_size);
+  const int league = static_cast<int>((static_cast<std::int64_t>(num_rows) + block - 1) / block);
   Policy policy = Policy(exec, league, team_size);
 
   Kokkos::parallel_for(
       "KokkosSpGEMM::RowBins::count",
       policy.set_scratch_size(
           0, Kokkos::PerTeam(scratch + (Work::enabled ? ScratchCounts::shmem_size(2 * num_row_bins + 1) : 0))),
-      BinCounts<ExecSpace, UpperBound, Work>{counts, static_cast<std::int64_t>(num_rows), ub, work});
+      BinCounts<ExecSpace, UpperBound, Work>{counts, static_cast<std::int64_t>(num_rows), block, ub, work});
   // Into an array of the host's: a host mirror's free and a plain deep_copy each fence the whole device.
   std::int64_t counts_host[3 * num_row_bins + 1];
   const int copied = Work::enabled ? 3 * num_row_bins + 1 : num_row_bins;
@@ -354,7 +368,7 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   const auto perm = bins.perm;
   Kokkos::parallel_for(
       "KokkosSpGEMM::RowBins::scatter", policy.set_scratch_size(0, Kokkos::PerTeam(2 * scratch)),
-      BinScatter<ExecSpace, Ordinal, UpperBound>{perm, cursor, starts, static_cast<std::int64_t>(num_rows), ub});
+      BinScatter<ExecSpace, Ordinal, UpperBound>{perm, cursor, starts, static_cast<std::int64_t>(num_rows), block, ub});
   workspace.rewind(mark);
   return bins;
 }
