@@ -75,9 +75,14 @@ class Handle {
 
   /// Forgets the analysis (the next call must be spgemm_symbolic) and releases its memory.
   void reset() {
+    // What the handle is for (set before the symbolic phase, which resets it) outlives the analysis.
     const bool single_use = m_state.single_use;
+    const auto complement_rows = m_state.complement_rows;
+    const auto complement_cols = m_state.complement_cols;
     *this = Handle(options(), tuning());
     m_state.single_use = single_use;
+    m_state.complement_rows = complement_rows;
+    m_state.complement_cols = complement_cols;
   }
 
   /// The choices made: the bins of each phase with their kernel configurations and pool sizes.
@@ -156,6 +161,9 @@ class Handle {
     DeferredSlot deferred;
     std::uint64_t numeric_calls = 0;
     Impl::PositionMap<Ordinal, memory_space> positions;  // Tuning::reuse_positions, made by the first reuse call
+    // A complemented mask that the one-shot C⟨¬M⟩ hands to the CPU dense rows (MultiplyViews::mask_rows).
+    Kokkos::View<const Offset*, memory_space> complement_rows;
+    Kokkos::View<const Ordinal*, memory_space> complement_cols;
     std::vector<Handle> chunks;             // one analysis per block of rows, when the budget asks for blocks
     std::vector<std::int64_t> chunk_first;  // first row of each block
   };

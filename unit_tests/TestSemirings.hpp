@@ -321,6 +321,99 @@ TEST(TEST_CATEGORY, semiring_and_masked_products_with_64_bit_offsets) {
   }
 }
 
+/// Products a row of A·B: the row's sum of the lengths of the rows of B its entries meet.
+inline std::vector<std::int64_t> row_products(const HostCsr<double>& a, const HostCsr<double>& b) {
+  std::vector<std::int64_t> p(a.num_rows(), 0);
+  for (int i = 0; i < a.num_rows(); ++i) {
+    for (auto e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
+      const int k = a.entries()(e);
+      p[i] += b.row_map()(k + 1) - b.row_map()(k);
+    }
+  }
+  return p;
+}
+
+// On CPUs the one-shot C⟨¬M⟩ stamps M's rows into the dense accumulator's rows (MultiplyViews::mask_rows): graph
+// rows (the numeric rows without a branch, asserted chosen), stencil rows (the symbolic count over the compressed B),
+// more rows than a 16-bit stamp counts (the stamps start again on one thread's chunk), and B too wide for the dense
+// rows (the unmasked product, then the filter).
+TEST(TEST_CATEGORY, complemented_one_shot_through_the_dense_rows_matches_reference) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  const auto graph = KokkosSpGEMM::undirected_pattern(KokkosSpGEMM::rmat<double>(11, 16, 7));
+  expect_masked_product<SR::PlusTimes<double>, Exec>(graph, graph, graph, "R-MAT 11, M = G");
+  expect_masked_product<SR::PlusPair<std::int64_t>, Exec>(graph, graph, graph, "R-MAT 11, M = G");
+  {
+    // Power-law rows of A over narrow rows of B: the first of these whose C⟨¬M⟩ Auto gives the numeric rows without
+    // a branch (dense_branch_free: unequal rows that compress a little) is multiplied; one must be.
+    KokkosSpGEMM::RandomCsrOptions<int> ro;
+    bool found = false;
+    for (int narrow_cols : {400, 200, 100, 50}) {
+      ro.rows = 3000;
+      ro.cols = 600;
+      ro.mean_per_row = 6;
+      ro.power_law = true;
+      const auto a = KokkosSpGEMM::random_csr<double>(ro, 61);
+      ro.rows = 600;
+      ro.cols = narrow_cols;
+      ro.mean_per_row = 3;
+      ro.power_law = false;
+      const auto b = KokkosSpGEMM::random_csr<double>(ro, 62);
+      ro.rows = 3000;
+      ro.mean_per_row = narrow_cols / 8.0;
+      const auto m = KokkosSpGEMM::random_csr<double>(ro, 63);
+      const auto ref =
+          KokkosSpGEMM::reference_semiring_spgemm<SR::PlusTimes<double>>(a, b, &m, KokkosSpGEMM::MaskKind::Complement);
+      std::int64_t products = 0, most = 0;
+      for (const auto x : row_products(a, b)) {
+        products += x;
+        most = std::max(most, x);
+      }
+      if (!KokkosSpGEMM::Impl::dense_branch_free(TestOptions(), a.num_rows(), products, most,
+                                                 static_cast<std::int64_t>(ref.nnz()))) {
+        continue;
+      }
+      found = true;
+      expect_masked_product<SR::PlusTimes<double>, Exec>(
+          a, b, m, "power-law rows over " + std::to_string(narrow_cols) + " columns");
+      expect_masked_product<SR::MaxPlus<int>, Exec>(a, b, m, "power-law rows, int");
+      break;
+    }
+    EXPECT_TRUE(found) << "no case takes the dense numeric rows without a branch";
+  }
+  const auto stencil = KokkosSpGEMM::poisson_3d_27pt<double>(9);
+  KokkosSpGEMM::RandomCsrOptions<int> o;
+  o.rows = stencil.num_rows();
+  o.cols = stencil.num_cols();
+  o.mean_per_row = 30;
+  expect_masked_product<SR::PlusTimes<double>, Exec>(stencil, stencil, stencil, "3D 27-point 9^3, M = A");
+  expect_masked_product<SR::MinPlus<double>, Exec>(stencil, stencil, KokkosSpGEMM::random_csr<double>(o, 51),
+                                                   "3D 27-point 9^3, random M");
+  o.rows = 70000;
+  o.cols = 40;
+  o.mean_per_row = 3;
+  const auto tall = KokkosSpGEMM::random_csr<double>(o, 52);
+  o.rows = 40;
+  const auto small = KokkosSpGEMM::random_csr<double>(o, 53);
+  o.rows = 70000;
+  o.mean_per_row = 5;
+  expect_masked_product<SR::PlusTimes<double>, Exec>(tall, small, KokkosSpGEMM::random_csr<double>(o, 54),
+                                                     "70,000 rows");
+  // B past the dense rows' width: the one-shot keeps the unmasked product and its filter.
+  Exec exec;
+  TestOptions narrow;
+  narrow.dense_max_columns = 8;
+  const auto da = KokkosSpGEMM::copy_to(exec, graph);
+  const auto c =
+      KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::complement(da), da, da, SR::PlusTimes<double>(), narrow, narrow);
+  const std::string diff =
+      KokkosSpGEMM::semiring_difference(c,
+                                        KokkosSpGEMM::reference_semiring_spgemm<SR::PlusTimes<double>>(
+                                            graph, graph, &graph, KokkosSpGEMM::MaskKind::Complement),
+                                        true);
+  EXPECT_TRUE(diff.empty()) << "hash rows: " << diff;
+}
+
 /// The complete graph on n vertices, with self-loops when asked (they are ignored).
 inline HostCsr<double> complete_graph(int n, bool loops) {
   std::vector<std::vector<std::pair<int, double>>> rows(n);

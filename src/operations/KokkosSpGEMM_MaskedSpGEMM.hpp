@@ -4,13 +4,15 @@
 //                    where marked)
 //   complemented:    A·B (the unmasked product's pipeline, rows sorted) -> its entries outside M's row (CPUs: a
 //                    merge a row, row sizes scanned; GPUs: a search an entry, flags scanned) -> C's row map,
-//                    columns and (one-shot) values
+//                    columns and (one-shot) values; the one-shot on CPUs' dense rows: the pipeline with M's rows
+//                    stamped into each row's accumulator (MultiplyViews::mask_rows), so C⟨¬M⟩ comes out directly
 //   numeric (plain): C's values at the identity -> every product added at its column's place in C's row
 //   numeric (complemented): the unmasked product's reuse call -> C's values gathered from A·B's kept places
 // (impl/accumulate/KokkosSpGEMM_MaskedRows.hpp). Under a plain mask a product outside the mask is dropped when it
 // is formed, before any accumulation, and a row of C never holds more than its mask row. A complemented mask bounds
 // nothing before the products are formed (C's row is A·B's less a few entries), so its products run the unmasked
-// kernels, every accumulator and reuse of the pipeline, and M is applied to A·B's rows.
+// kernels, every accumulator and reuse of the pipeline, and M is applied to A·B's rows (inside the rows where the
+// one-shot takes the CPU dense accumulator).
 #ifndef KOKKOSSPGEMM_MASKEDSPGEMM_HPP
 #define KOKKOSSPGEMM_MASKEDSPGEMM_HPP
 
@@ -620,11 +622,25 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
   Impl::ProfilingRegion region("KokkosSpGEMM::masked_spgemm");
   Impl::check_masked_operands(exec, "masked_spgemm", a, b, m);
   if (m.kind == MaskKind::Complement) {
-    // The unmasked one-shot on operands just checked (rows sorted), then its entries outside M's rows.
     Options sorted = options;
     sorted.sorted = true;
     Handle<ExecSpace, Scalar, Ordinal, Offset> full_handle(sorted, tuning);
-    Impl::state(full_handle).single_use = true;
+    auto& st = Impl::state(full_handle);
+    st.single_use = true;
+    // Where the product takes the CPU dense rows, M's rows go into them: they leave its columns out of C as they
+    // count and write (no A·B formed, no pass over it).
+    if constexpr (std::is_same<typename MMatrix::row_map_type::non_const_value_type, Offset>::value &&
+                  std::is_same<typename MMatrix::memory_space, typename ExecSpace::memory_space>::value) {
+      if (Impl::dense_accumulator_for<ExecSpace>(st.settings, b.num_cols()) && st.settings.memory_budget_bytes == 0) {
+        st.complement_rows = m.matrix.row_map();
+        st.complement_cols = m.matrix.entries();
+        Impl::symbolic_phase(exec, full_handle, a, b, c, true);
+        Impl::translate_allocation_failure(
+            "masked_spgemm", [&] { Impl::semiring_numeric_phase<Semiring>(exec, full_handle, a, b, c, true); });
+        return c;
+      }
+    }
+    // Elsewhere the unmasked one-shot on operands just checked (rows sorted), then its entries outside M's rows.
     CMatrix full;
     Impl::symbolic_phase(exec, full_handle, a, b, full, true);
     using Kept = Kokkos::View<Offset*, typename ExecSpace::memory_space>;

@@ -48,10 +48,10 @@ struct AsymmetryHash {
   Rows rows;
   Cols cols;
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m, std::uint64_t& sum) const {
-    const std::int64_t first = static_cast<std::int64_t>(m.league_rank()) * shape.threads;
+    const std::int64_t first = static_cast<std::int64_t>(m.league_rank()) * shape.team_rows;
     std::uint64_t team_sum = 0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(m, shape.threads),
+        Kokkos::TeamThreadRange(m, shape.team_rows),
         [&](const int t, std::uint64_t& s) {
           const std::int64_t i = first + t;
           if (i >= shape.rows) return;

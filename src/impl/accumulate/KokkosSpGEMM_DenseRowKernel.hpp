@@ -128,6 +128,14 @@ struct DenseRowKernel {
     const Ordinal* words = v.bc_words.data();
     const std::uint64_t* masks = v.bc_masks.data();
     std::int64_t n = 0, used = 0;
+    // A complemented mask's columns set first are never counted; their words are cleared with the touched ones.
+    const bool masked = v.mask_rows.extent(0) > 0;
+    if (masked) {
+      for (auto p = v.mask_rows(row); p < v.mask_rows(row + 1); ++p) {
+        const Ordinal col = v.mask_cols(p);
+        bits[col >> 6] |= std::uint64_t(1) << (col & 63);
+      }
+    }
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
       for (std::int64_t j = runs[k]; j < runs[k + 1]; ++j) {
@@ -141,7 +149,22 @@ struct DenseRowKernel {
       }
     }
     for (std::int64_t i = 0; i < used; ++i) bits[touched[i]] = 0;
+    if (masked) {
+      for (auto p = v.mask_rows(row); p < v.mask_rows(row + 1); ++p) bits[v.mask_cols(p) >> 6] = 0;
+    }
     return n;
+  }
+
+  /// A complemented mask's row (MultiplyViews::mask_rows) stamped as seen, so that its columns are never new: never
+  /// counted, listed or written. Their slots may take sums, which no row reads (a new column's slot is overwritten;
+  /// BranchFree clears them with clear_mask_row).
+  KOKKOS_INLINE_FUNCTION void stamp_mask_row(Ordinal row, Stamp* stamps, Stamp stamp) const {
+    if (v.mask_rows.extent(0) == 0) return;
+    for (auto p = v.mask_rows(row); p < v.mask_rows(row + 1); ++p) stamps[v.mask_cols(p)] = stamp;
+  }
+  KOKKOS_INLINE_FUNCTION void clear_mask_row(Ordinal row, Scalar* acc) const {
+    if (v.mask_rows.extent(0) == 0) return;
+    for (auto p = v.mask_rows(row); p < v.mask_rows(row + 1); ++p) acc[v.mask_cols(p)] = Scalar();
   }
 
   /// The size of a row of C, counted without branches: whether a column is new is a coin toss where rows barely
@@ -149,6 +172,7 @@ struct DenseRowKernel {
   KOKKOS_INLINE_FUNCTION std::int64_t count_columns(Ordinal row, Stamp* stamps, Stamp stamp) const {
     const auto* b_rows = v.b_rows.data();
     const Ordinal* b_cols = v.b_cols.data();
+    stamp_mask_row(row, stamps, stamp);
     std::int64_t n = 0;
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
@@ -202,6 +226,7 @@ struct DenseRowKernel {
     const Scalar* b_vals = v.b_vals.data();
     const Scalar* a_vals = v.a_vals.data();
     const auto a_row = v.a_values.row(row);  // the Jacobi operand's scale and diagonal, once a row
+    if constexpr (!Gather) stamp_mask_row(row, stamps, stamp);
     std::int64_t n = 0;
     for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
       const Ordinal k = v.a_cols(e);
@@ -227,6 +252,7 @@ struct DenseRowKernel {
         }
       }
     }
+    if constexpr (BranchFree) clear_mask_row(row, acc);  // not written out, so not cleared there
     Ordinal* c_cols = v.c_cols.data() + v.c_rows(row);
     Scalar* c_vals = v.c_vals.data() + v.c_rows(row);
     if constexpr (Gather) {

@@ -218,24 +218,30 @@ struct MaskedEntriesTeams {
 
 /// The launch shape over a matrix's rows (a graph's, a product's): a thread a row, its vector lanes over the row's
 /// entries (a power of two near the average row, up to the backend's width; one on CPUs), 128 lanes a team on GPUs.
-/// A team a row with 32 lanes doubled the triangle count's time on road networks (2.5 entries a row).
+/// A team a row with 32 lanes doubled the triangle count's time on road networks (2.5 entries a row). A CPU team is
+/// one thread walking graph_rows_per_cpu_team rows: a team a row paid the policy's dispatch a row, more than the
+/// row's work on graphs of a few entries a row.
+constexpr int graph_rows_per_cpu_team = 64;
+
 template <class ExecSpace>
 struct GraphRows {
   int threads = 1, lanes = 1;
+  int team_rows = 1;  // rows a team: its threads on GPUs, graph_rows_per_cpu_team on CPUs
   std::int64_t rows = 0;
   GraphRows(std::int64_t num_rows, std::int64_t nnz) : rows(num_rows) {
     const std::int64_t avg = num_rows > 0 ? nnz / num_rows : 1;
     while (lanes < avg && lanes < BackendTraits<ExecSpace>::max_vector_length) lanes *= 2;
     threads = BackendTraits<ExecSpace>::is_gpu ? 128 / lanes : 1;
+    team_rows = BackendTraits<ExecSpace>::is_gpu ? threads : graph_rows_per_cpu_team;
   }
   Teams<ExecSpace> policy(const ExecSpace& exec) const {
-    return Teams<ExecSpace>(exec, (rows + threads - 1) / threads, threads, lanes);
+    return Teams<ExecSpace>(exec, (rows + team_rows - 1) / team_rows, threads, lanes);
   }
   /// Calls f(row) for each row of the team, on the thread it belongs to.
   template <class Member, class F>
   KOKKOS_INLINE_FUNCTION void for_rows(const Member& m, const F& f) const {
-    const std::int64_t first = static_cast<std::int64_t>(m.league_rank()) * threads;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, threads), [&](const int t) {
+    const std::int64_t first = static_cast<std::int64_t>(m.league_rank()) * team_rows;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(m, team_rows), [&](const int t) {
       if (first + t < rows) f(first + t);
     });
   }

@@ -48,6 +48,10 @@ struct MultiplyViews {
   /// Reuse checks: [0] counts columns of C that a gather did not find in its row's table (C's entries were
   /// changed: the call is redone); [1] sums the position map's checksum of the replayed rows' columns.
   Kokkos::View<std::uint64_t*, memory_space> reuse_status;
+  /// A complemented mask's rows (sorted columns; empty: none): the CPU dense rows leave row i's columns
+  /// mask_cols[mask_rows(i), mask_rows(i + 1)) out of C (MaskedSpGEMM.hpp's one-shot C⟨¬M⟩).
+  Kokkos::View<const typename CMatrix::row_map_type::non_const_value_type*, typename CMatrix::memory_space> mask_rows;
+  Kokkos::View<const typename CMatrix::entries_type::non_const_value_type*, typename CMatrix::memory_space> mask_cols;
 
   /// The accumulated value of C's column col, or a recorded miss (zero) when the table lacks it.
   template <class Table, class Level2>

@@ -171,6 +171,8 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
     out.set_values(staging.template take<typename CMatrix::scalar_type>("KokkosSpGEMM::C::values", nnz));
   }
   MultiplyViews<AMatrix, BMatrix, CMatrix, AValues> v(a, b, out, values);
+  v.mask_rows = st.complement_rows;
+  v.mask_cols = st.complement_cols;
   v.known_columns = known;
   st.written_columns = nullptr;  // until this call succeeds
   // A GPU reuse call leaves its checks' verdict to a later call (a call that makes the map waits anyway, and a

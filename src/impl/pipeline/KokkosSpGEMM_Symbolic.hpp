@@ -236,6 +236,8 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   c = CMatrix(rows, b.num_cols(), row_map, typename CMatrix::entries_type(), typename CMatrix::values_type());
 
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
+  v.mask_rows = st.complement_rows;
+  v.mask_cols = st.complement_cols;
   // The row analysis, bin counts and small pools in one allocation (under a budget, the pools allocate their own).
   // At most as much again as the analysis: small products keep a small peak.
   const std::size_t analysis_in_workspace = static_cast<std::size_t>(rows) * 2 * sizeof(std::int64_t);
