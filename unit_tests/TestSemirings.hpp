@@ -321,18 +321,6 @@ TEST(TEST_CATEGORY, semiring_and_masked_products_with_64_bit_offsets) {
   }
 }
 
-/// Products a row of A·B: the row's sum of the lengths of the rows of B its entries meet.
-inline std::vector<std::int64_t> row_products(const HostCsr<double>& a, const HostCsr<double>& b) {
-  std::vector<std::int64_t> p(a.num_rows(), 0);
-  for (int i = 0; i < a.num_rows(); ++i) {
-    for (auto e = a.row_map()(i); e < a.row_map()(i + 1); ++e) {
-      const int k = a.entries()(e);
-      p[i] += b.row_map()(k + 1) - b.row_map()(k);
-    }
-  }
-  return p;
-}
-
 // On CPUs the one-shot C⟨¬M⟩ stamps M's rows into the dense accumulator's rows (MultiplyViews::mask_rows): graph
 // rows (the numeric rows without a branch, asserted chosen), stencil rows (the symbolic count over the compressed B),
 // more rows than a 16-bit stamp counts (the stamps start again on one thread's chunk), and B too wide for the dense
@@ -364,11 +352,7 @@ TEST(TEST_CATEGORY, complemented_one_shot_through_the_dense_rows_matches_referen
       const auto m = KokkosSpGEMM::random_csr<double>(ro, 63);
       const auto ref =
           KokkosSpGEMM::reference_semiring_spgemm<SR::PlusTimes<double>>(a, b, &m, KokkosSpGEMM::MaskKind::Complement);
-      std::int64_t products = 0, most = 0;
-      for (const auto x : row_products(a, b)) {
-        products += x;
-        most = std::max(most, x);
-      }
+      const auto [products, most] = product_totals(a, b);
       if (!KokkosSpGEMM::Impl::dense_branch_free(TestOptions(), a.num_rows(), products, most,
                                                  static_cast<std::int64_t>(ref.nnz()))) {
         continue;
