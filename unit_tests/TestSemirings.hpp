@@ -121,12 +121,12 @@ TEST(TEST_CATEGORY, semiring_value_types_float_and_integers) {
   o.power_law = true;
   const auto a = KokkosSpGEMM::random_csr<double>(o, 5);
   const auto b = KokkosSpGEMM::random_csr<double>(o, 6);
+  // A semiring for each value type the tests above leave out (they take or-and over bool, counts in 64 bits and
+  // paths over double): each one instantiates the numeric pipeline again, which is most of these tests' compile time.
   expect_semiring_product<SR::MinPlus<float>, Exec>(a, b, "float");
   expect_semiring_product<SR::MinPlus<int>, Exec>(a, b, "int");
   expect_semiring_product<SR::MaxPlus<std::int64_t>, Exec>(a, b, "int64");
-  expect_semiring_product<SR::OrAnd<int>, Exec>(a, b, "int");
   expect_semiring_product<SR::PlusPair<int>, Exec>(a, b, "int");
-  expect_semiring_product<SR::PlusPair<double>, Exec>(a, b, "double");
 }
 
 TEST(TEST_CATEGORY, semiring_identities_on_empty_rows_and_negative_weights) {
@@ -242,7 +242,7 @@ TEST(TEST_CATEGORY, masked_products_boolean_deterministic_and_user_semirings) {
   expect_masked_product<SR::AnyPair<bool>, Exec>(a, b, m, "power-law");
   expect_masked_product<MaxTimes, Exec>(a, b, m, "power-law");
   expect_masked_product<SR::PlusTimes<double>, Exec>(a, b, m, "power-law deterministic", true);
-  expect_masked_product<SR::MaxPlus<int>, Exec>(a, b, m, "power-law int");
+  expect_masked_product<SR::MinPlus<int>, Exec>(a, b, m, "power-law int");
 }
 
 TEST(TEST_CATEGORY, masked_product_errors_are_typed) {
@@ -313,10 +313,10 @@ TEST(TEST_CATEGORY, semiring_and_masked_products_with_64_bit_offsets) {
   const auto dm = KokkosSpGEMM::copy_to(exec, m);
   for (auto kind : {KokkosSpGEMM::MaskKind::Plain, KokkosSpGEMM::MaskKind::Complement}) {
     const auto cm = KokkosSpGEMM::masked_spgemm<std::int64_t>(exec, KokkosSpGEMM::Mask<decltype(dm)>{dm, kind}, da, db,
-                                                              SR::MaxPlus<double>());
+                                                              SR::MinPlus<double>());
     static_assert(std::is_same<typename decltype(cm)::offset_type, std::int64_t>::value, "64-bit offsets asked");
     diff = KokkosSpGEMM::semiring_difference(
-        cm, KokkosSpGEMM::reference_semiring_spgemm<SR::MaxPlus<double>>(a, b, &m, kind), false);
+        cm, KokkosSpGEMM::reference_semiring_spgemm<SR::MinPlus<double>>(a, b, &m, kind), false);
     EXPECT_TRUE(diff.empty()) << (kind == KokkosSpGEMM::MaskKind::Plain ? "<M> " : "<!M> ") << diff;
   }
 }
@@ -360,7 +360,7 @@ TEST(TEST_CATEGORY, complemented_one_shot_through_the_dense_rows_matches_referen
       found = true;
       expect_masked_product<SR::PlusTimes<double>, Exec>(
           a, b, m, "power-law rows over " + std::to_string(narrow_cols) + " columns");
-      expect_masked_product<SR::MaxPlus<int>, Exec>(a, b, m, "power-law rows, int");
+      expect_masked_product<SR::MinPlus<int>, Exec>(a, b, m, "power-law rows, int");
       break;
     }
     EXPECT_TRUE(found) << "no case takes the dense numeric rows without a branch";
