@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs the whole test suite on this machine: a Release build against Debian's Kokkos 3.4.01 (with Kokkos
 # Kernels) of everything but the Serial backend's unit tests, and its tests (host, tool, MPI, downstream, benchmarks'
-# quick runs); then OpenMP (1, 2 and 4 threads) against Kokkos 3.4.01 built with OpenMP from Debian's source
+# quick runs); then OpenMP (1 and 4 threads) against Kokkos 3.4.01 built with OpenMP from Debian's source
 # package; then a compile of every target with clang; then the Serial backend's unit tests and the host tests under
 # AddressSanitizer and UndefinedBehaviorSanitizer. The backend tests are built optimised once, on OpenMP, and
 # sanitized once, on Serial: a third build (Serial, optimised) cost a large share of CI's time for little coverage.
