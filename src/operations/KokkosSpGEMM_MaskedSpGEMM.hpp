@@ -105,30 +105,6 @@ class MaskedHandle {
 
 namespace Impl {
 
-/// Mask rows must be sorted without repeats (each product searches its row).
-template <class ExecSpace, class MMatrix>
-void check_mask_rows(const ExecSpace& exec, const char* function, const char* name, const MMatrix& m) {
-  const auto row_map = m.row_map();
-  const auto cols = m.entries();
-  constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
-  std::int64_t bad = none;
-  Kokkos::parallel_reduce(
-      "KokkosSpGEMM::Masked::mask_rows_sorted", Range<ExecSpace>(exec, 0, m.num_rows()),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first_bad) {
-        for (auto e = row_map(i) + 1; e < row_map(i + 1); ++e) {
-          if (cols(e) <= cols(e - 1)) {
-            if (i < first_bad) first_bad = i;
-            return;
-          }
-        }
-      },
-      Kokkos::Min<std::int64_t>(bad));
-  KOKKOSSPGEMM_REQUIRE(bad == none, InvalidInput, function,
-                       "row " << bad << " of " << name
-                              << " is not sorted by column or repeats a column: it needs sorted rows without repeats "
-                                 "(KokkosSpGEMM::sort_rows sorts them)");
-}
-
 template <class ExecSpace, class AMatrix, class BMatrix, class MMatrix>
 void check_masked_operands(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b,
                            const Mask<MMatrix>& m) {
@@ -143,8 +119,7 @@ void check_masked_operands(const ExecSpace& exec, const char* function, const AM
                        function,
                        "the mask is " << m.matrix.num_rows() << " x " << m.matrix.num_cols() << " but C = A*B is "
                                       << a.num_rows() << " x " << b.num_cols());
-  check_csr(exec, function, "the mask", m.matrix);
-  check_mask_rows(exec, function, "the mask", m.matrix);
+  check_csr_sorted_unique(exec, function, "the mask", m.matrix);
 }
 
 /// C's row map from row sizes (exclusive scan); returns nnz(C), refused past C's offset type.

@@ -120,8 +120,7 @@ template <class ExecSpace, class GMatrix>
 void check_undirected(const ExecSpace& exec, const char* function, const GMatrix& g) {
   KOKKOSSPGEMM_REQUIRE(g.num_rows() == g.num_cols(), DimensionMismatch, function,
                        "a graph's adjacency matrix must be square, not " << g.num_rows() << " x " << g.num_cols());
-  check_csr(exec, function, "the graph", g);
-  check_mask_rows(exec, function, "the graph", g);
+  check_csr_sorted_unique(exec, function, "the graph", g);
   std::uint64_t asymmetry = 0;
   if (g.num_rows() > 0) {
     using F = AsymmetryHash<ExecSpace, std::decay_t<decltype(g.row_map())>, std::decay_t<decltype(g.entries())>>;

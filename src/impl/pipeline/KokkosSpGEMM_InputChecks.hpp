@@ -26,6 +26,22 @@ KOKKOS_INLINE_FUNCTION constexpr bool is_negative(const T& x) {
   }
 }
 
+/// Whether row i's offsets of a CSR matrix keep the rules: monotone within [0, nnz], starting at 0 and ending at
+/// nnz. Columns are checked entry by entry (csr_column_ok): a thread per row would queue a long row's columns on one
+/// thread, and the check would wait on the longest row.
+template <class RowMap, class Ordinal>
+KOKKOS_INLINE_FUNCTION bool csr_offsets_ok(const RowMap& row_map, std::size_t nnz, Ordinal i, Ordinal rows) {
+  const auto begin = row_map(i);
+  const auto end = row_map(i + 1);
+  return !is_negative(begin) && begin <= end && static_cast<std::size_t>(end) <= nnz && (i != 0 || begin == 0) &&
+         (i + 1 != rows || static_cast<std::size_t>(end) == nnz);
+}
+
+template <class Cols, class Ordinal>
+KOKKOS_INLINE_FUNCTION bool csr_column_ok(const Cols& cols, std::int64_t e, Ordinal num_cols) {
+  return cols(e) >= 0 && cols(e) < num_cols;
+}
+
 /// Throws InvalidInput naming function, matrix and the first offending row unless m is a well-formed CSR matrix.
 /// Rows may be unsorted and may repeat a column: every algorithm here accepts that.
 template <class ExecSpace, class Matrix>
@@ -93,45 +109,86 @@ void check_csr(const ExecSpace& exec, const char* function, const char* name, co
   }
 }
 
-/// For the methods that merge rows: every row sorted by column (repeats allowed). InvalidInput names the row.
+/// The first row of m whose columns decrease (strict: do not increase), or -1.
 template <class ExecSpace, class Matrix>
-void check_rows_sorted(const ExecSpace& exec, const char* function, const char* name, const char* method,
-                       const Matrix& m) {
+std::int64_t first_unsorted_row(const ExecSpace& exec, const char* label, const Matrix& m, bool strict) {
   const auto row_map = m.row_map();
   const auto cols = m.entries();
   constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
   std::int64_t bad = none;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::InputChecks::rows_sorted", Impl::Range<ExecSpace>(exec, 0, m.num_rows()),
+      label, Impl::Range<ExecSpace>(exec, 0, m.num_rows()),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first_bad) {
         for (auto e = row_map(i) + 1; e < row_map(i + 1); ++e) {
-          if (cols(e) < cols(e - 1)) {
+          if (cols(e) < cols(e - 1) || (strict && cols(e) == cols(e - 1))) {
             if (i < first_bad) first_bad = i;
             return;
           }
         }
       },
       Kokkos::Min<std::int64_t>(bad));
-  KOKKOSSPGEMM_REQUIRE(bad == none, InvalidInput, function,
+  return bad == none ? -1 : bad;
+}
+
+/// Throws InvalidInput naming function, matrix and the first offending row unless every row of m is sorted by column
+/// without repeats (masks and graphs: each product searches its row, and a graph's rows are compared as sets).
+template <class ExecSpace, class Matrix>
+void check_rows_sorted_unique(const ExecSpace& exec, const char* function, const char* name, const Matrix& m) {
+  const std::int64_t bad = first_unsorted_row(exec, "KokkosSpGEMM::InputChecks::rows_sorted_unique", m, true);
+  KOKKOSSPGEMM_REQUIRE(bad < 0, InvalidInput, function,
+                       "row " << bad << " of " << name
+                              << " is not sorted by column or repeats a column: it needs sorted rows without repeats "
+                                 "(KokkosSpGEMM::sort_rows sorts them)");
+}
+
+/// check_csr and check_rows_sorted_unique in one pass over m's rows and one wait where m is well formed with sorted
+/// rows (a mask, a graph); the separate checks, which name the problem, run only when the pass found one.
+template <class ExecSpace, class Matrix>
+void check_csr_sorted_unique(const ExecSpace& exec, const char* function, const char* name, const Matrix& m) {
+  using Ordinal = typename Matrix::ordinal_type;
+  const Ordinal rows = m.num_rows(), num_cols = m.num_cols();
+  const std::size_t nnz = m.entries().extent(0);
+  std::uint64_t bad = 0;
+  // Without rows, or without a CSR matrix's array shapes, the pass cannot run: the separate checks decide.
+  const bool pass = rows > 0 && num_cols >= 0 && m.values().extent(0) == nnz &&
+                    m.row_map().extent(0) == static_cast<std::size_t>(rows) + 1;
+  if (pass) {
+    const auto row_map = m.row_map();
+    const auto cols = m.entries();
+    Kokkos::parallel_reduce(
+        "KokkosSpGEMM::InputChecks::csr_sorted_unique", Impl::Range<ExecSpace>(exec, 0, rows),
+        KOKKOS_LAMBDA(const Ordinal i, std::uint64_t& count) {
+          if (!csr_offsets_ok(row_map, nnz, i, rows)) {
+            ++count;
+            return;
+          }
+          for (auto e = row_map(i); e < row_map(i + 1); ++e) {
+            if (!csr_column_ok(cols, static_cast<std::int64_t>(e), num_cols) ||
+                (e > row_map(i) && cols(e) <= cols(e - 1))) {
+              ++count;
+              return;
+            }
+          }
+        },
+        bad);
+    if (bad == 0) return;
+  }
+  check_csr(exec, function, name, m);
+  check_rows_sorted_unique(exec, function, name, m);
+  // Only if m changed between the passes (another stream writing it).
+  KOKKOSSPGEMM_REQUIRE(bad == 0, InvalidInput, function,
+                       name << " is not a well-formed CSR matrix with sorted rows without repeats");
+}
+
+/// For the methods that merge rows: every row sorted by column (repeats allowed). InvalidInput names the row.
+template <class ExecSpace, class Matrix>
+void check_rows_sorted(const ExecSpace& exec, const char* function, const char* name, const char* method,
+                       const Matrix& m) {
+  const std::int64_t bad = first_unsorted_row(exec, "KokkosSpGEMM::InputChecks::rows_sorted", m, false);
+  KOKKOSSPGEMM_REQUIRE(bad < 0, InvalidInput, function,
                        "algorithm '" << method << "' merges sorted rows, but row " << bad << " of " << name
                                      << " is not sorted by column: sort the rows (KokkosSpGEMM::sort_rows) or use "
                                         "algorithm 'hash' or 'esc'");
-}
-
-/// Whether row i's offsets of a CSR matrix keep the rules: monotone within [0, nnz], starting at 0 and ending at
-/// nnz. Columns are checked entry by entry (csr_column_ok): a thread per row would queue a long row's columns on one
-/// thread, and the check would wait on the longest row.
-template <class RowMap, class Ordinal>
-KOKKOS_INLINE_FUNCTION bool csr_offsets_ok(const RowMap& row_map, std::size_t nnz, Ordinal i, Ordinal rows) {
-  const auto begin = row_map(i);
-  const auto end = row_map(i + 1);
-  return !is_negative(begin) && begin <= end && static_cast<std::size_t>(end) <= nnz && (i != 0 || begin == 0) &&
-         (i + 1 != rows || static_cast<std::size_t>(end) == nnz);
-}
-
-template <class Cols, class Ordinal>
-KOKKOS_INLINE_FUNCTION bool csr_column_ok(const Cols& cols, std::int64_t e, Ordinal num_cols) {
-  return cols(e) >= 0 && cols(e) < num_cols;
 }
 
 /// Every row and entry of A and B, as one flat range: A's rows, A's entries, B's rows, B's entries. ok(i) says
