@@ -26,6 +26,22 @@ namespace KokkosSpGEMMTest {
 template <class S, class O = int, class F = int>
 using HostCsr = KokkosSpGEMM::CsrMatrix<S, O, F, Kokkos::HostSpace>;
 
+/// Runs f and returns the message of the Exception it throws; a failure of the test if it throws nothing or another
+/// type.
+template <class Exception, class F>
+std::string expect_throws(F&& f) {
+  try {
+    f();
+  } catch (const Exception& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "no exception";
+  return "";
+}
+
 /// A host CSR matrix from (row, col, value) triplets in row order; columns kept in the given order (may be unsorted).
 template <class S, class O = int, class F = int>
 HostCsr<S, O, F> csr_from_rows(O rows, O cols, const std::vector<std::vector<std::pair<O, S>>>& entries) {

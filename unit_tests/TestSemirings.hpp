@@ -267,15 +267,11 @@ TEST(TEST_CATEGORY, masked_product_errors_are_typed) {
   EXPECT_THROW(KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::mask(unsorted), a, a), KokkosSpGEMM::DimensionMismatch);
   // The mask's single pass finds each flaw, and the detailed checks then name it.
   const auto message = [&](const HostCsr<double>& bad) {
-    try {
-      KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::mask(KokkosSpGEMM::copy_to(exec, bad)), a, b);
-    } catch (const KokkosSpGEMM::InvalidInput& e) {
-      return std::string(e.what());
-    }
-    return std::string("no InvalidInput");
+    return expect_throws<KokkosSpGEMM::InvalidInput>(
+        [&] { KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::mask(KokkosSpGEMM::copy_to(exec, bad)), a, b); });
   };
   auto flawed = csr_from_rows<double>(2, 2, {{{0, 1.0}}, {{0, 1.0}, {1, 1.0}}});
-  EXPECT_EQ(message(flawed), "no InvalidInput");
+  EXPECT_NO_THROW(KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::mask(KokkosSpGEMM::copy_to(exec, flawed)), a, b));
   flawed.entries()(2) = 2;
   EXPECT_NE(message(flawed).find("the mask has column index 2 in row 1"), std::string::npos) << message(flawed);
   flawed.entries()(2) = 0;
@@ -500,12 +496,9 @@ TEST(TEST_CATEGORY, triangle_count_rejects_directed_unsorted_and_rectangular) {
   EXPECT_THROW(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, unsorted)), KokkosSpGEMM::InvalidInput);
   auto outside = csr_from_rows<double>(3, 3, {{{1, 1.0}}, {{0, 1.0}}, {}});
   outside.entries()(1) = 3;
-  try {
-    KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, outside));
-    ADD_FAILURE() << "a column outside the graph was not refused";
-  } catch (const KokkosSpGEMM::InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find("the graph has column index 3 in row 1"), std::string::npos) << e.what();
-  }
+  const std::string outside_message = expect_throws<KokkosSpGEMM::InvalidInput>(
+      [&] { KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, outside)); });
+  EXPECT_NE(outside_message.find("the graph has column index 3 in row 1"), std::string::npos) << outside_message;
   const auto rect = csr_from_rows<double>(2, 3, {{{1, 1.0}}, {{0, 1.0}}});
   EXPECT_THROW(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, rect)), KokkosSpGEMM::DimensionMismatch);
 }

@@ -3,20 +3,6 @@
 
 namespace KokkosSpGEMMTest {
 
-template <class Exception, class F>
-std::string expect_throws(F&& f) {
-  try {
-    f();
-  } catch (const Exception& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no exception";
-  return "";
-}
-
 TEST(TEST_CATEGORY, error_dimension_mismatch) {
   TEST_EXECSPACE exec;
   const auto a = KokkosSpGEMM::copy_to(exec, KokkosSpGEMM::uniform_random<double, int, int>(5, 4, 2, 1));
