@@ -448,6 +448,18 @@ TEST(TEST_CATEGORY, triangle_count_complete_graphs_and_small_cases) {
                                         {{0, 1.0}, {2, 1.0}},
                                         {{2, 1.0}}});
   EXPECT_EQ(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, g)), 2);
+  // A wheel: hub 0 on a rim cycle 1..n, n triangles. The hub's row outweighs the CPU walk's share of work a range,
+  // so it stands alone and ranges around it are empty.
+  for (int n : {4, 200, 3000}) {
+    std::vector<std::vector<std::pair<int, double>>> wheel(n + 1);
+    for (int v = 1; v <= n; ++v) {
+      const int next = v % n + 1, prev = (v + n - 2) % n + 1;
+      wheel[0].push_back({v, 1.0});
+      wheel[v] = {{0, 1.0}, {std::min(prev, next), 1.0}, {std::max(prev, next), 1.0}};
+    }
+    const auto w = csr_from_rows<double>(n + 1, n + 1, wheel);
+    EXPECT_EQ(KokkosSpGEMM::triangle_count(exec, KokkosSpGEMM::copy_to(exec, w)), n) << "wheel " << n;
+  }
   // Random symmetric power-law graphs against the reference count.
   KokkosSpGEMM::RandomCsrOptions<int> o;
   o.rows = 400;

@@ -16,24 +16,33 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace KokkosSpGEMM {
 namespace Impl {
 
-/// Position of key in cols[begin, end) (sorted, no repeats), or -1.
-template <class Cols, class Ordinal>
-KOKKOS_INLINE_FUNCTION std::int64_t find_sorted(const Cols& cols, std::int64_t begin, std::int64_t end, Ordinal key) {
+/// The first position p in sorted[begin, end) with sorted(p) >= key (end if none).
+template <class Sorted, class Key>
+KOKKOS_INLINE_FUNCTION std::int64_t sorted_lower_bound(const Sorted& sorted, std::int64_t begin, std::int64_t end,
+                                                       Key key) {
   std::int64_t lo = begin, hi = end;
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;
-    if (cols(mid) < key) {
+    if (sorted(mid) < key) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  return lo < end && cols(lo) == key ? lo : -1;
+  return lo;
+}
+
+/// Position of key in cols[begin, end) (sorted, no repeats), or -1.
+template <class Cols, class Ordinal>
+KOKKOS_INLINE_FUNCTION std::int64_t find_sorted(const Cols& cols, std::int64_t begin, std::int64_t end, Ordinal key) {
+  const std::int64_t p = sorted_lower_bound(cols, begin, end, key);
+  return p < end && cols(p) == key ? p : -1;
 }
 
 /// A's and B's structure and values, and the sorted target rows T (row map, columns) the products are looked up in.
@@ -120,32 +129,32 @@ struct MaskedRowsSerial {
   }
 };
 
-/// CPUs: chunks of rows a thread, each thread with a bit a column of C: the bits of T's row are set before the row's
-/// products and cleared after them, and at[j] holds column j's position in T's row where the action needs it.
-/// Marking T's row costs its length twice; each product is then one bit test (a binary search per product cost
-/// twice as much on ca-CondMat's triangles), and the bits of 65,536 columns take 8 KB, in L1 (an owner column a
+/// CPUs: work items of consecutive rows a thread, each thread with a bit a column of C: the bits of T's row are set
+/// before the row's products and cleared after them, and at[j] holds column j's position in T's row where the action
+/// needs it. Marking T's row costs its length twice; each product is then one bit test (a binary search per product
+/// cost twice as much on ca-CondMat's triangles), and the bits of 65,536 columns take 8 KB, in L1 (an owner column a
 /// column took 256 KB a thread, and its setup cost more than a search on graphs of 2-3 entries a row).
 template <class ExecSpace, class Ops, class Action>
 struct MaskedRowsDense {
   using Ordinal = typename Ops::ordinal_type;
-  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   Ops o;
   Action act;
   Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space> bits;
   Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> at;
+  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>
+      item_rows;  // item w: rows [item_rows(w), item_rows(w + 1))
   Kokkos::Experimental::UniqueToken<ExecSpace> tokens;
   std::int64_t width = 0;
-  Ordinal rows = 0, chunk = 1;
 
   static KOKKOS_INLINE_FUNCTION std::int64_t words(std::int64_t columns) { return (columns + 63) / 64; }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& m, std::int64_t& hits) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t w, std::int64_t& hits) const {
+    const std::int64_t first = item_rows(w), last = item_rows(w + 1);
+    if (first == last) return;
     const int token = tokens.acquire();
     std::uint64_t* in_row = bits.data() + token * words(width);
     std::int64_t* where = Action::uses_position ? at.data() + token * width : nullptr;
-    const Ordinal first = static_cast<Ordinal>(m.league_rank()) * chunk;
-    const Ordinal last = rows - first < chunk ? rows : first + chunk;
-    for (Ordinal i = first; i < last; ++i) {
+    for (Ordinal i = static_cast<Ordinal>(first); i < static_cast<Ordinal>(last); ++i) {
       const std::int64_t t_begin = o.t_rows(i), t_end = o.t_rows(i + 1);
       if (t_begin == t_end) continue;
       for (std::int64_t p = t_begin; p < t_end; ++p) {
@@ -172,6 +181,44 @@ struct MaskedRowsDense {
     tokens.release(token);
   }
 };
+
+/// Work items a CPU thread for the masked walk: enough that the last grabs are short, few enough that grabbing them
+/// (an atomic and a token each) stays far below the work (items of four rows, one a grab, cost usroads-48's count
+/// 40x on 16 threads).
+constexpr std::int64_t masked_items_per_thread = 16;
+
+/// A's rows cut into `items` ranges of about equal work, a row weighing T's row and its entries of A times B's mean
+/// row: R-MAT's heaviest rows are its first, and ranges of equal row counts left one thread with most of the work
+/// (16 threads, scale 16: the walk stopped scaling past 4). The weights read only the row maps: weighing each entry
+/// by its own row of B (a load an entry) balanced no better and cost the small graphs 10-25% on 2 threads. A row
+/// heavier than a range stands alone; ranges may be empty. Returns the ranges' first rows and, last, the row count.
+template <class ExecSpace, class Ops>
+Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> balanced_row_items(const ExecSpace& exec, const Ops& o,
+                                                                                 std::int64_t rows,
+                                                                                 std::int64_t items) {
+  using View = Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>;
+  View start(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::row_work"), rows + 1);
+  const std::int64_t b_rows = static_cast<std::int64_t>(o.b_rows.extent(0)) - 1;
+  const std::int64_t per_entry = 1 + (b_rows > 0 ? static_cast<std::int64_t>(o.b_cols.extent(0)) / b_rows : 0);
+  std::int64_t total = 0;
+  Kokkos::parallel_scan(
+      "KokkosSpGEMM::Masked::row_work", Range<ExecSpace>(exec, 0, rows),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, const bool final) {
+        if (final) start(i) = sum;
+        const std::int64_t t_len = static_cast<std::int64_t>(o.t_rows(i + 1) - o.t_rows(i));
+        sum += 1 + (t_len > 0 ? t_len + static_cast<std::int64_t>(o.a_rows(i + 1) - o.a_rows(i)) * per_entry : 0);
+        if (final && i + 1 == rows) start(rows) = sum;
+      },
+      total);
+  View first(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::items"), items + 1);
+  Kokkos::parallel_for(
+      "KokkosSpGEMM::Masked::items", Range<ExecSpace>(exec, 0, items + 1), KOKKOS_LAMBDA(const std::int64_t w) {
+        // The first row that starts at or past item w's share of the work.
+        const std::int64_t goal = static_cast<std::int64_t>(static_cast<double>(total) * w / items);
+        first(w) = w == items ? rows : sorted_lower_bound(start, 0, rows, goal);
+      });
+  return first;
+}
 
 /// GPUs: a thread per entry a_ik of A (entry_rows(e) = i), its vector lanes over B's row k.
 template <class ExecSpace, class Ops, class Action, class EntryRows>
@@ -304,12 +351,12 @@ std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, cons
     Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> at(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::at"),
         Action::uses_position ? threads * static_cast<std::size_t>(width) : 0);
-    // Four rows a work item: R-MAT's heaviest rows are its first, and 64 a chunk left one thread with all of them
-    // (16 threads, scale 18: one of them ran most of the count).
-    const typename Ops::ordinal_type chunk = 4;
-    const std::int64_t league = (static_cast<std::int64_t>(a.num_rows()) + chunk - 1) / chunk;
-    const Dense f{o, act, bits, at, tokens, width, a.num_rows(), chunk};
-    Kokkos::parallel_reduce(label, Teams<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, league, 1), f, hits);
+    const std::int64_t items =
+        std::min<std::int64_t>(rows, masked_items_per_thread * static_cast<std::int64_t>(threads));
+    const Dense f{o, act, bits, at, balanced_row_items(exec, o, rows, items), tokens, width};
+    Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(exec, 0, items);
+    policy.set_chunk_size(1);
+    Kokkos::parallel_reduce(label, policy, f, hits);
     return hits;
   }
   // Rows of A of a few entries each, none long (road networks), take a thread each: an entry a thread would first map
