@@ -186,15 +186,16 @@ struct DenseRowKernel {
     return n;
   }
 
-  /// Rows a work item takes: one chunk, taken once, serves a block of rows; per row, a chunk taken and given back
-  /// and a call of the functor cost as much as the products of a short row (A times a tentative prolongator).
+  /// Fewest rows a work item takes: one chunk, taken once, serves a range of rows; per row, a chunk taken and given
+  /// back and a call of the functor cost as much as the products of a short row (A times a tentative prolongator).
   static constexpr std::int64_t rows_per_item = 32;
-  std::int64_t rows = 0;  // the rows of the launch; work items = ceil(rows / rows_per_item)
+  // Item w takes the launch's rows [ranges(w), ranges(w + 1)), ranges of equal work (balanced_ranges).
+  Kokkos::View<const std::int64_t*, typename ExecSpace::memory_space> ranges;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item) const {
     if (v.operands_failed()) return;
-    const std::int64_t begin = item * rows_per_item;
-    const std::int64_t end = begin + rows_per_item < rows ? begin + rows_per_item : rows;
+    const std::int64_t begin = ranges(item), end = ranges(item + 1);
+    if (begin == end) return;
     const std::int64_t chunk_id = by_token ? static_cast<std::int64_t>(token.acquire()) : pool.acquire(item);
     char* chunk = pool.chunk(chunk_id);
     Stamp* stamps = reinterpret_cast<Stamp*>(chunk + header_bytes);

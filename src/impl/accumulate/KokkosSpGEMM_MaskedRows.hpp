@@ -13,30 +13,14 @@
 #include <backend/KokkosSpGEMM_BackendTraits.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
 #include <impl/accumulate/KokkosSpGEMM_SemiringValue.hpp>
+#include <impl/pipeline/KokkosSpGEMM_WorkRanges.hpp>
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
 #include <cstdint>
 
 namespace KokkosSpGEMM {
 namespace Impl {
-
-/// The first position p in sorted[begin, end) with sorted(p) >= key (end if none).
-template <class Sorted, class Key>
-KOKKOS_INLINE_FUNCTION std::int64_t sorted_lower_bound(const Sorted& sorted, std::int64_t begin, std::int64_t end,
-                                                       Key key) {
-  std::int64_t lo = begin, hi = end;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (sorted(mid) < key) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
 
 /// Position of key in cols[begin, end) (sorted, no repeats), or -1.
 template <class Cols, class Ordinal>
@@ -129,11 +113,11 @@ struct MaskedRowsSerial {
   }
 };
 
-/// CPUs: work items of consecutive rows a thread, each thread with a bit a column of C: the bits of T's row are set
-/// before the row's products and cleared after them, and at[j] holds column j's position in T's row where the action
-/// needs it. Marking T's row costs its length twice; each product is then one bit test (a binary search per product
-/// cost twice as much on ca-CondMat's triangles), and the bits of 65,536 columns take 8 KB, in L1 (an owner column a
-/// column took 256 KB a thread, and its setup cost more than a search on graphs of 2-3 entries a row).
+/// CPUs: ranges of rows of equal work (balanced_ranges) a thread, each thread with a bit a column of C: the bits of T's
+/// row are set before the row's products and cleared after them, and at[j] holds column j's position in T's row where
+/// the action needs it. Marking T's row costs its length twice; each product is then one bit test (a binary search per
+/// product cost twice as much on ca-CondMat's triangles), and the bits of 65,536 columns take 8 KB, in L1 (an owner
+/// column a column took 256 KB a thread, and its setup cost more than a search on graphs of 2-3 entries a row).
 template <class ExecSpace, class Ops, class Action>
 struct MaskedRowsDense {
   using Ordinal = typename Ops::ordinal_type;
@@ -182,43 +166,17 @@ struct MaskedRowsDense {
   }
 };
 
-/// Work items a CPU thread for the masked walk: enough that the last grabs are short, few enough that grabbing them
-/// (an atomic and a token each) stays far below the work (items of four rows, one a grab, cost usroads-48's count
-/// 40x on 16 threads).
-constexpr std::int64_t masked_items_per_thread = 16;
-
-/// A's rows cut into `items` ranges of about equal work, a row weighing T's row and its entries of A times B's mean
-/// row: R-MAT's heaviest rows are its first, and ranges of equal row counts left one thread with most of the work
-/// (16 threads, scale 16: the walk stopped scaling past 4). The weights read only the row maps: weighing each entry
-/// by its own row of B (a load an entry) balanced no better and cost the small graphs 10-25% on 2 threads. A row
-/// heavier than a range stands alone; ranges may be empty. Returns the ranges' first rows and, last, the row count.
-template <class ExecSpace, class Ops>
-Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> balanced_row_items(const ExecSpace& exec, const Ops& o,
-                                                                                 std::int64_t rows,
-                                                                                 std::int64_t items) {
-  using View = Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>;
-  View start(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::row_work"), rows + 1);
-  const std::int64_t b_rows = static_cast<std::int64_t>(o.b_rows.extent(0)) - 1;
-  const std::int64_t per_entry = 1 + (b_rows > 0 ? static_cast<std::int64_t>(o.b_cols.extent(0)) / b_rows : 0);
-  std::int64_t total = 0;
-  Kokkos::parallel_scan(
-      "KokkosSpGEMM::Masked::row_work", Range<ExecSpace>(exec, 0, rows),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, const bool final) {
-        if (final) start(i) = sum;
-        const std::int64_t t_len = static_cast<std::int64_t>(o.t_rows(i + 1) - o.t_rows(i));
-        sum += 1 + (t_len > 0 ? t_len + static_cast<std::int64_t>(o.a_rows(i + 1) - o.a_rows(i)) * per_entry : 0);
-        if (final && i + 1 == rows) start(rows) = sum;
-      },
-      total);
-  View first(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::items"), items + 1);
-  Kokkos::parallel_for(
-      "KokkosSpGEMM::Masked::items", Range<ExecSpace>(exec, 0, items + 1), KOKKOS_LAMBDA(const std::int64_t w) {
-        // The first row that starts at or past item w's share of the work.
-        const std::int64_t goal = static_cast<std::int64_t>(static_cast<double>(total) * w / items);
-        first(w) = w == items ? rows : sorted_lower_bound(start, 0, rows, goal);
-      });
-  return first;
-}
+/// The masked walk's row weight (see balanced_ranges): a row of empty T is skipped, else it costs T's row and its
+/// entries of A times B's mean row.
+template <class Ops>
+struct MaskedRowWeight {
+  Ops o;
+  std::int64_t per_entry = 1;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(const std::int64_t i) const {
+    const std::int64_t t_len = static_cast<std::int64_t>(o.t_rows(i + 1) - o.t_rows(i));
+    return 1 + (t_len > 0 ? t_len + static_cast<std::int64_t>(o.a_rows(i + 1) - o.a_rows(i)) * per_entry : 0);
+  }
+};
 
 /// GPUs: a thread per entry a_ik of A (entry_rows(e) = i), its vector lanes over B's row k.
 template <class ExecSpace, class Ops, class Action, class EntryRows>
@@ -351,9 +309,9 @@ std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, cons
     Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> at(
         Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::at"),
         Action::uses_position ? threads * static_cast<std::size_t>(width) : 0);
-    const std::int64_t items =
-        std::min<std::int64_t>(rows, masked_items_per_thread * static_cast<std::int64_t>(threads));
-    const Dense f{o, act, bits, at, balanced_row_items(exec, o, rows, items), tokens, width};
+    const std::int64_t items = work_range_count(exec, rows, 1);
+    const auto ranges = balanced_ranges(exec, rows, items, MaskedRowWeight<Ops>{o, entry_weight(o.b_rows, o.b_cols)});
+    const Dense f{o, act, bits, at, ranges, tokens, width};
     Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(exec, 0, items);
     policy.set_chunk_size(1);
     Kokkos::parallel_reduce(label, policy, f, hits);

@@ -7,6 +7,7 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Tuning.hpp>
 #include <impl/pipeline/KokkosSpGEMM_BinConfig.hpp>
+#include <impl/pipeline/KokkosSpGEMM_WorkRanges.hpp>
 #include <impl/accumulate/KokkosSpGEMM_BitmapRowKernel.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashRowKernels.hpp>
 #include <impl/accumulate/KokkosSpGEMM_MergeRowKernel.hpp>
@@ -497,9 +498,15 @@ class RowKernelLauncher {
       }
       kernel.pool = dense_pool;
       kernel.by_token = dense_pool.num_chunks() >= kernel.token.size();
-      kernel.rows = c.rows;
-      const std::int64_t items = (c.rows + Kernel::rows_per_item - 1) / Kernel::rows_per_item;
-      Kokkos::parallel_for(name, Impl::Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, items), kernel);
+      // Ranges of rows of equal work, one a grab: Kokkos' own chunks of equal items left R-MAT's heaviest rows, its
+      // first, to one thread.
+      const std::int64_t items = work_range_count(exec, c.rows, Kernel::rows_per_item);
+      kernel.ranges = balanced_ranges(exec, c.rows, items,
+                                      EntryWeight<decltype(v.a_rows), decltype(kernel.perm)>{
+                                          v.a_rows, kernel.perm, first, entry_weight(v.b_rows, v.b_cols)});
+      Impl::Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> policy(exec, 0, items);
+      policy.set_chunk_size(1);
+      Kokkos::parallel_for(name, policy, kernel);
     };
     const auto launch_rows = [&](auto rows_perm, const std::string& name) {
       using P = decltype(rows_perm);
