@@ -186,8 +186,9 @@ struct DenseRowKernel {
     return n;
   }
 
-  /// Fewest rows a work item takes: one chunk, taken once, serves a range of rows; per row, a chunk taken and given
-  /// back and a call of the functor cost as much as the products of a short row (A times a tentative prolongator).
+  /// A launch takes at most one work item per this many rows: one chunk, taken once, serves a range of rows; per row, a
+  /// chunk taken and given back and a call of the functor cost as much as the products of a short row (A times a
+  /// tentative prolongator).
   static constexpr std::int64_t rows_per_item = 32;
   // Item w takes the launch's rows [ranges(w), ranges(w + 1)), ranges of equal work (balanced_ranges).
   Kokkos::View<const std::int64_t*, typename ExecSpace::memory_space> ranges;
