@@ -125,15 +125,15 @@ struct MaskedRowsDense {
   Action act;
   Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space> bits;
   Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> at;
-  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>
-      item_rows;  // item w: rows [item_rows(w), item_rows(w + 1))
+  // Item w takes rows [ranges(w), ranges(w + 1)), ranges of equal work (balanced_ranges).
+  Kokkos::View<const std::int64_t*, typename ExecSpace::memory_space> ranges;
   Kokkos::Experimental::UniqueToken<ExecSpace> tokens;
   std::int64_t width = 0;
 
   static KOKKOS_INLINE_FUNCTION std::int64_t words(std::int64_t columns) { return (columns + 63) / 64; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t w, std::int64_t& hits) const {
-    const std::int64_t first = item_rows(w), last = item_rows(w + 1);
+    const std::int64_t first = ranges(w), last = ranges(w + 1);
     if (first == last) return;
     const int token = tokens.acquire();
     std::uint64_t* in_row = bits.data() + token * words(width);

@@ -34,7 +34,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t sorted_lower_bound(const Sorted& sorted, std
 /// 40x on 16 threads).
 constexpr std::int64_t work_ranges_per_thread = 16;
 
-/// How many ranges `rows` rows take on exec: work_ranges_per_thread a thread, and no range under min_rows rows.
+/// How many ranges `rows` rows take on exec: work_ranges_per_thread a thread, and at most one a min_rows rows.
 template <class ExecSpace>
 std::int64_t work_range_count(const ExecSpace& exec, std::int64_t rows, std::int64_t min_rows) {
   const std::int64_t by_rows = (rows + min_rows - 1) / min_rows;
@@ -69,8 +69,8 @@ Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> balanced_ranges(co
   return first;
 }
 
-/// A row's weight from row maps alone: 1, plus its entries of A times B's mean row (plus, where a target row bounds
-/// it, that row's length). Weighing each entry by its own row of B (a load an entry) balanced R-MAT no better in the
+/// A row's weight from row maps alone: 1 plus its entries of A times B's mean row (the masked walk adds its target
+/// row, MaskedRowWeight). Weighing each entry by its own row of B (a load an entry) balanced R-MAT no better in the
 /// masked walk and cost the small graphs 10-25% on 2 threads.
 template <class ARows, class Perm>
 struct EntryWeight {
