@@ -85,7 +85,13 @@ void symbolic_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
   Impl::require_methods<typename HandleT::methods_type>("spgemm_symbolic", handle.options().algorithm);
   // The analysis is about to be replaced: the verdicts of earlier reuse calls are read now (the phase waits anyway).
   Impl::settle_deferred_checks(handle, "spgemm_symbolic", true);
-  if (!checked) Impl::check_operands(exec, "spgemm_symbolic", a, b);
+  // CPUs: A's rows and entries are checked in run_symbolic, as it reads them (a pass over A less).
+  const bool a_checked = checked || BackendTraits<ExecSpace>::is_gpu;
+  if (!a_checked) {
+    Impl::check_operands_past_a(exec, "spgemm_symbolic", a, b);
+  } else if (!checked) {
+    Impl::check_operands(exec, "spgemm_symbolic", a, b);
+  }
   if (needs_sorted_b(handle.options().algorithm)) {
     Impl::check_rows_sorted(exec, "spgemm_symbolic", "B", algorithm_name(handle.options().algorithm), b);
   }
@@ -96,9 +102,10 @@ void symbolic_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
                                          typename CMatrix::offset_type>;
       const std::int64_t chunk_rows = Chunking::rows_per_chunk(a.num_rows(), handle.options().memory_budget_bytes);
       if (chunk_rows > 0) {
+        if (!a_checked) Impl::check_operands_of_a(exec, "spgemm_symbolic", a, b);
         Impl::run_symbolic_chunked(exec, handle, a, b, c, chunk_rows);
       } else {
-        Impl::run_symbolic(exec, handle, a, b, c);
+        Impl::run_symbolic(exec, handle, a, b, c, a_checked);
       }
     });
   } catch (...) {

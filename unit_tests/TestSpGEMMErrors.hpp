@@ -50,6 +50,42 @@ TEST(TEST_CATEGORY, error_malformed_row_map_and_columns) {
   EXPECT_NE(msg.find("row map"), std::string::npos) << msg;
 }
 
+// On CPUs the symbolic phase checks A in its own passes: the dense accumulator's row bounds as they read A, the hash
+// rows (Algorithm::Hash) and row blocks (a memory budget) before theirs. Each path must name a bad column or row map
+// of A, with B another matrix and B the very arrays of A, and never read past A or B.
+TEST(TEST_CATEGORY, error_malformed_a_on_every_symbolic_path) {
+  TEST_EXECSPACE exec;
+  const auto a = KokkosSpGEMM::uniform_random<double, int, int>(40, 40, 4, 3);
+  auto broken = [&](auto edit) {
+    auto m = KokkosSpGEMM::copy_to(Kokkos::DefaultHostExecutionSpace(), a);
+    edit(m);
+    return KokkosSpGEMM::copy_to(exec, m);
+  };
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto bad_column = broken([](auto& m) { m.entries()(37) = 40; });  // row 9's entry
+  const auto bad_row_map = broken([](auto& m) { m.row_map()(10) = m.row_map()(11) + 1; });
+  for (int path = 0; path < 3; ++path) {
+    KokkosSpGEMM::Options o;
+    if (path == 1) o.algorithm = KokkosSpGEMM::Algorithm::Hash;
+    if (path == 2) o.memory_budget_bytes = 1000;  // row blocks of about 10 rows
+    for (const bool same_arrays : {false, true}) {
+      std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+          [&] { KokkosSpGEMM::spgemm(exec, bad_column, same_arrays ? bad_column : da, o); });
+      EXPECT_NE(msg.find("A has column index 40 in row 9"), std::string::npos) << "path " << path << ": " << msg;
+      msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+          [&] { KokkosSpGEMM::spgemm(exec, bad_row_map, same_arrays ? bad_row_map : da, o); });
+      EXPECT_NE(msg.find("A's row map is not monotone"), std::string::npos) << "path " << path << ": " << msg;
+      EXPECT_NE(msg.find("at row 10 "), std::string::npos) << "path " << path << ": " << msg;
+    }
+    // Valid operands on the same path give the reference product.
+    if (path < 2) {
+      const auto c = KokkosSpGEMM::spgemm(exec, da, da, o);
+      const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, a);
+      EXPECT_TRUE(cmp.ok) << cmp.message;
+    }
+  }
+}
+
 // A numeric call that replays C from the position map checks A and B on the device beside the replay (no copy
 // back of its own): a bad column or row map there must still throw, name the problem, leave nothing half-done,
 // and the handle must serve valid operands afterwards.

@@ -266,6 +266,28 @@ struct OperandItems {
   }
 };
 
+/// The items of `all` past A's (OperandItems: B's rows and entries; none where B is A).
+template <class Items>
+struct ItemsPastA {
+  Items all;
+  KOKKOS_INLINE_FUNCTION std::int64_t size() const { return all.size() - all.a_items(); }
+  KOKKOS_INLINE_FUNCTION bool ok(std::int64_t i) const { return all.ok(i + all.a_items()); }
+  KOKKOS_INLINE_FUNCTION std::int64_t bad_items(std::int64_t lo, std::int64_t hi) const {
+    return all.bad_items(lo + all.a_items(), hi + all.a_items());
+  }
+};
+
+/// A's items of `all` (OperandItems: A's rows and entries, the first items).
+template <class Items>
+struct ItemsOfA {
+  Items all;
+  KOKKOS_INLINE_FUNCTION std::int64_t size() const { return all.a_items(); }
+  KOKKOS_INLINE_FUNCTION bool ok(std::int64_t i) const { return all.ok(i); }
+  KOKKOS_INLINE_FUNCTION std::int64_t bad_items(std::int64_t lo, std::int64_t hi) const {
+    return all.bad_items(lo, hi);
+  }
+};
+
 /// Counts the items that break the rules (Items::bad_items) into result (a number, or a view of one: then without a
 /// wait), in blocks of BackendTraits::flat_items_per_work_item items.
 template <class ExecSpace, class Items, class Result>
@@ -309,6 +331,35 @@ void check_operands(const ExecSpace& exec, const char* function, const AMatrix& 
   check_csr(exec, function, "B", b);
   // Only if the operands changed between the two passes (another stream writing them).
   KOKKOSSPGEMM_REQUIRE(bad == 0, InvalidInput, function, "A or B is not a well-formed CSR matrix");
+}
+
+/// check_operands in two parts, for a caller that checks A's rows and entries as it reads them (the CPU row bounds,
+/// host_row_bounds: a pass over A less): first the shapes and B's rows and entries (none where B is A).
+template <class ExecSpace, class AMatrix, class BMatrix>
+void check_operands_past_a(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b) {
+  std::uint64_t bad = 0;
+  if (check_operand_shapes(function, a, b)) {
+    const ItemsPastA<OperandItems<AMatrix, BMatrix>> items{OperandItems<AMatrix, BMatrix>(a, b)};
+    if (items.size() > 0) count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands_past_a", items, bad);
+    if (bad == 0) return;
+  }
+  check_operands(exec, function, a, b);  // names the problem (throws)
+}
+
+/// Then A's part, given the number of its rows and entries that broke the rules (counted by the caller, or here
+/// where bad_a < 0): throws InvalidInput naming the first offending row unless none did.
+template <class ExecSpace, class AMatrix, class BMatrix>
+void check_operands_of_a(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b,
+                         std::int64_t bad_a = -1) {
+  if (bad_a < 0) {
+    std::uint64_t bad = 0;
+    count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands_of_a",
+                    ItemsOfA<OperandItems<AMatrix, BMatrix>>{OperandItems<AMatrix, BMatrix>(a, b)}, bad);
+    bad_a = static_cast<std::int64_t>(bad);
+  }
+  if (bad_a == 0) return;
+  check_csr(exec, function, "A", a);
+  KOKKOSSPGEMM_REQUIRE(false, InvalidInput, function, "A is not a well-formed CSR matrix");
 }
 
 }  // namespace Impl

@@ -209,8 +209,11 @@ bool rows_of_b_unsorted(const ExecSpace& exec, const Flag& disorder) {
   return found > 0;
 }
 
+/// a_checked false (CPUs): A's rows and entries are still to be checked (check_operands_past_a checked the rest); the
+/// dense accumulator's row bounds check them as they read A, other paths first.
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
-void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c) {
+void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
+                  bool a_checked = true) {
   auto& st = state(handle);
   using Ordinal = typename CMatrix::ordinal_type;
   using Offset = typename CMatrix::offset_type;
@@ -249,7 +252,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(st.settings, b.num_cols());
   // Rows not in order (RMerge's too) are binned, and the bins' count pass gives the totals: one wait on the device
   // fewer than the row bounds' reduction.
-  RowBoundsTotals totals = compute_row_bounds(exec, a, b, products, in_order);
+  if (!a_checked && !in_order) check_operands_of_a(exec, "spgemm_symbolic", a, b);
+  RowBoundsTotals totals = compute_row_bounds(exec, a, b, products, in_order, !a_checked && in_order);
+  if (!a_checked && in_order) check_operands_of_a(exec, "spgemm_symbolic", a, b, totals.bad_a);
   v.row_products = products;
   v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
   const BinConfig dense_rows =

@@ -43,12 +43,20 @@ std::int64_t work_range_count(const ExecSpace& exec, std::int64_t rows, std::int
 }
 
 /// Rows [0, rows) cut into `ranges` ranges of about equal total weight (weight(r) >= 1 for row r). A row heavier than
-/// a range stands alone and ranges may be empty. Returns the ranges' first rows and, last, `rows`.
+/// a range stands alone and ranges may be empty. Returns the ranges' first rows and, last, `rows`. On one thread,
+/// where no cut balances anything, ranges of equal row counts without the pass over the rows' weights.
 template <class ExecSpace, class Weight>
 Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> balanced_ranges(const ExecSpace& exec, std::int64_t rows,
                                                                               std::int64_t ranges,
                                                                               const Weight& weight) {
   using View = Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>;
+  if (exec.concurrency() == 1) {
+    View first(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::WorkRanges::first"), ranges + 1);
+    Kokkos::parallel_for(
+        "KokkosSpGEMM::WorkRanges::cut", Range<ExecSpace>(exec, 0, ranges + 1),
+        KOKKOS_LAMBDA(const std::int64_t w) { first(w) = w == ranges ? rows : rows * w / ranges; });
+    return first;
+  }
   View start(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::WorkRanges::start"), rows + 1);
   std::int64_t total = 0;
   Kokkos::parallel_scan(

@@ -528,17 +528,6 @@ struct NoOperandItems {
   KOKKOS_INLINE_FUNCTION std::int64_t bad_items(std::int64_t, std::int64_t) const { return 0; }
 };
 
-/// The items of `all` past A's (OperandItems: B's rows and entries; none where B is A).
-template <class Items>
-struct ItemsPastA {
-  Items all;
-  KOKKOS_INLINE_FUNCTION std::int64_t size() const { return all.size() - all.a_items(); }
-  KOKKOS_INLINE_FUNCTION bool ok(std::int64_t i) const { return all.ok(i + all.a_items()); }
-  KOKKOS_INLINE_FUNCTION std::int64_t bad_items(std::int64_t lo, std::int64_t hi) const {
-    return all.bad_items(lo + all.a_items(), hi + all.a_items());
-  }
-};
-
 /// Counts the rows and entries of A and B (OperandItems) that break the CSR rules into status(2), on the device (no
 /// wait); the replay kernels after it skip their work when it found any. A range reduction, which combines each
 /// block's counts before adding: a thread per item adding atomically was slower.
