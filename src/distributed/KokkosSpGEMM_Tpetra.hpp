@@ -156,9 +156,10 @@ struct ProductAccess {
     const std::size_t n_b_rows = tpetra_local_num_elements(*b_rows);
     std::vector<GO> remote;
     std::vector<std::int64_t> source(n_a_cols);  // >= 0: B's local row; < 0: -(1 + index in `remote`)
+    const Impl::IndexLookup<map_type> a_col_index(*a_cols), b_row_index(*b_rows);
     for (std::size_t j = 0; j < n_a_cols; ++j) {
-      const GO g = a_cols->getGlobalElement(static_cast<LO>(j));
-      const LO row = b_rows->getLocalElement(g);
+      const GO g = a_col_index.global(static_cast<LO>(j));
+      const LO row = b_row_index.local(g);
       if (row != Teuchos::OrdinalTraits<LO>::invalid()) {
         source[j] = row;
       } else {
@@ -179,13 +180,14 @@ struct ProductAccess {
     const std::size_t n_b_cols = tpetra_local_num_elements(*b_cols);
     std::vector<GO> gids;
     gids.reserve(n_b_cols);
-    for (std::size_t j = 0; j < n_b_cols; ++j) gids.push_back(b_cols->getGlobalElement(static_cast<LO>(j)));
+    const Impl::IndexLookup<map_type> b_col_index(*b_cols);
+    for (std::size_t j = 0; j < n_b_cols; ++j) gids.push_back(b_col_index.global(static_cast<LO>(j)));
     {
       // A received row's columns repeat across rows: only those B's column map lacks, once each.
       std::unordered_set<GO> extra;
       for (std::size_t e = 0; e < received_columns.extent(0); ++e) {
         const GO g = received_columns(e);
-        if (b_cols->getLocalElement(g) == Teuchos::OrdinalTraits<LO>::invalid()) extra.insert(g);
+        if (b_col_index.local(g) == Teuchos::OrdinalTraits<LO>::invalid()) extra.insert(g);
       }
       gids.insert(gids.end(), extra.begin(), extra.end());
     }
@@ -193,7 +195,7 @@ struct ProductAccess {
     const std::vector<GO>& union_gids = ops.union_gids;
     // Where the received rows bring no column B's column map lacks, U is that map (on one rank, always).
     bool same = union_gids.size() == n_b_cols;
-    for (std::size_t j = 0; same && j < n_b_cols; ++j) same = union_gids[j] == b_cols->getGlobalElement(LO(j));
+    for (std::size_t j = 0; same && j < n_b_cols; ++j) same = union_gids[j] == b_col_index.global(LO(j));
     int differ = same ? 0 : 1, any_differ = 0;
     Teuchos::reduceAll<int, int>(*comm, Teuchos::REDUCE_MAX, differ, Teuchos::outArg(any_differ));
     const Teuchos::RCP<const map_type> union_map = any_differ == 0 ? b_cols : map_of(*b_cols, union_gids);

@@ -22,6 +22,34 @@ namespace KokkosSpGEMM {
 namespace Distributed {
 namespace Impl {
 
+/// A map's global and local indices, by arithmetic where the map is contiguous (every map on one rank, rows
+/// distributed by contiguous blocks), as Tpetra's own lookups compute them there, and through those lookups
+/// otherwise: a call an index cost a 1-rank Pᵀ·A·P one-shot about 5% in the loop over A's columns alone.
+template <class Map>
+class IndexLookup {
+ public:
+  using LO = typename Map::local_ordinal_type;
+  using GO = typename Map::global_ordinal_type;
+  explicit IndexLookup(const Map& map)
+      : m_map(map),
+        m_size(static_cast<GO>(KokkosSpGEMM::Impl::tpetra_local_num_elements(map))),
+        m_contiguous(map.isContiguous() && m_size > 0),
+        m_first(m_contiguous ? map.getMinGlobalIndex() : GO(0)) {}
+  /// The global index of local index lid (lid < the map's local size).
+  GO global(LO lid) const { return m_contiguous ? m_first + static_cast<GO>(lid) : m_map.getGlobalElement(lid); }
+  /// The local index of global index g, or Teuchos::OrdinalTraits<LO>::invalid() where this rank lacks it.
+  LO local(GO g) const {
+    if (!m_contiguous) return m_map.getLocalElement(g);
+    return g >= m_first && g - m_first < m_size ? static_cast<LO>(g - m_first) : Teuchos::OrdinalTraits<LO>::invalid();
+  }
+
+ private:
+  const Map& m_map;
+  GO m_size = 0;
+  bool m_contiguous = false;
+  GO m_first = 0;
+};
+
 /// Collective. The global indices `gids` (duplicates allowed) in column-map order over `domain`. Throws
 /// DimensionMismatch (on every rank) when a column is in no rank's part of the domain map.
 template <class Map>
@@ -33,8 +61,9 @@ std::vector<typename Map::global_ordinal_type> column_map_order(const Map& domai
   gids.erase(std::unique(gids.begin(), gids.end()), gids.end());
   std::vector<LO> owned;
   std::vector<GO> remote;
+  const IndexLookup<Map> lookup(domain);
   for (const GO g : gids) {
-    const LO lid = domain.getLocalElement(g);
+    const LO lid = lookup.local(g);
     if (lid != Teuchos::OrdinalTraits<LO>::invalid()) {
       owned.push_back(lid);
     } else {
@@ -54,7 +83,7 @@ std::vector<typename Map::global_ordinal_type> column_map_order(const Map& domai
   std::sort(by_rank.begin(), by_rank.end());
   std::vector<GO> order;
   order.reserve(gids.size());
-  for (const LO lid : owned) order.push_back(domain.getGlobalElement(lid));
+  for (const LO lid : owned) order.push_back(lookup.global(lid));
   for (const auto& t : by_rank) order.push_back(std::get<1>(t));
   return order;
 }
