@@ -24,7 +24,8 @@ namespace Impl {
 
 /// A map's global and local indices, by arithmetic where the map is contiguous (every map on one rank, rows
 /// distributed by contiguous blocks), as Tpetra's own lookups compute them there, and through those lookups
-/// otherwise: a call an index cost a 1-rank Pᵀ·A·P one-shot about 5% in the loop over A's columns alone.
+/// otherwise: a call an index was the cost of the symbolic call's walks over A's and B's columns
+/// (docs/performance.md, v46).
 template <class Map>
 class IndexLookup {
  public:
