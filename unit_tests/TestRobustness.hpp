@@ -148,17 +148,21 @@ TEST(TEST_CATEGORY, dense_bins_share_one_pool) {
 // (word edges 63/64, the first and last column, a row spanning whole words), rows of a few far-apart columns from
 // a sort of the touched list; float values (4-byte slots, odd width) and double, with unsorted input rows of B.
 // Width 200001: rows of C far shorter than B is wide (the walk goes through the summary bitmap); 3001: without it.
+// Rows of up to 32 entries try the insertion sort first: row 6 (1320, 1200, then 20 columns descending) makes it
+// give up with its list partly reordered (1200 moved first), and the bitmap's walk must still start at 1200's word.
 template <class S>
 void check_dense_sorted_output(int width) {
   using Exec = TEST_EXECSPACE;
-  std::vector<std::vector<std::pair<int, S>>> b_rows(6);
+  std::vector<std::vector<std::pair<int, S>>> b_rows(7);
   b_rows[0] = {{64, S(1)}, {63, S(2)}, {0, S(3)}, {65, S(4)}, {127, S(5)}, {128, S(-3)}};  // near: walk the bitmap
   b_rows[1] = {{width - 1, S(1)}, {0, S(2)}};                                              // 2 far apart: sort
   b_rows[2] = {{width - 1, S(2)}, {width - 64, S(1)}, {width - 65, S(7)}};                 // the end of the bitmap
   for (int c = 1000; c < 1200; c += 3) b_rows[3].push_back({c, S(c % 7 + 1)});             // one dense band
   for (int c = 0; c < width; c += width / 20) b_rows[4].push_back({c, S(1)});              // sparse over the width
   b_rows[5] = {};
-  const auto b = csr_from_rows<S>(6, width, b_rows);
+  b_rows[6] = {{1320, S(2)}, {1200, S(3)}};
+  for (int c = 1339; c >= 1300; c -= 2) b_rows[6].push_back({c, S(c % 5 + 1)});
+  const auto b = csr_from_rows<S>(7, width, b_rows);
   const std::vector<std::vector<std::pair<int, S>>> a_rows = {
       {{0, S(1)}},
       {{1, S(1)}},
@@ -167,8 +171,11 @@ void check_dense_sorted_output(int width) {
       {{4, S(1)}, {1, S(1)}},
       {{0, S(1)}, {2, S(1)}, {3, S(1)}, {4, S(1)}, {1, S(1)}},
       {{5, S(1)}},
-      {{0, S(1)}, {0, S(-1)}}};  // cancellation keeps the entries with value 0
-  const auto a = csr_from_rows<S>(8, 6, a_rows);
+      {{0, S(1)}, {0, S(-1)}},  // cancellation keeps the entries with value 0
+      {{6, S(2)}},
+      {{6, S(1)}, {1, S(3)}},
+      {{6, S(1)}, {3, S(1)}}};  // over 32 entries: the walk's span first
+  const auto a = csr_from_rows<S>(11, 7, a_rows);
   TestOptions o;
   o.algorithm = KokkosSpGEMM::Algorithm::Dense;
   expect_matches_reference<Exec>(a, b, o, "dense, sorted");

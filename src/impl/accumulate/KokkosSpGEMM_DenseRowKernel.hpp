@@ -5,11 +5,18 @@
 #include <backend/KokkosSpGEMM_BackendTraits.hpp>
 #include <impl/memory/KokkosSpGEMM_MemoryPool.hpp>
 #include <impl/accumulate/KokkosSpGEMM_RowSort.hpp>
+#include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace KokkosSpGEMM {
 namespace Impl {
+
+/// A launch of the dense accumulator takes at most one work item per this many rows: one chunk, taken once, serves a
+/// range of rows; per row, a chunk taken and given back and a call of the functor cost as much as the products of a
+/// short row (A times a tentative prolongator).
+constexpr std::int64_t dense_rows_per_item = 32;
 
 /// The dense accumulator (kkSpGEMM's kkdense, with Gustavson's marker array) for CPU spaces: per thread, in one pool
 /// chunk, a stamp per column of B, the list of the columns the row touched, a bitmap of B.num_cols() columns for the
@@ -44,8 +51,12 @@ struct DenseRowKernel {
   // entry. Then the walk again where the span has at most scan_words_per_compare words per entry and bit of the
   // row's size; else a quicksort of the list (n log n compares, most of them mispredicted: each costs more than a
   // word of the walk). With Summary the walk goes over the summary (4,096 columns a word) and visits only nonzero
-  // words: for rows much shorter than B is wide, where empty words take much of the walk.
+  // words: for rows much shorter than B is wide, where empty words take much of the walk. Rows of up to
+  // insertion_first_entries entries try the insertion sort first: there the pass for the first and last column and
+  // the walk over a span of many words cost more than the few moves of a nearly sorted list (A times a tentative
+  // prolongator: 4 entries over 25 words; 2D 5-point: 13 over 62).
   static constexpr std::int64_t walk_words_per_entry = 8;
+  static constexpr std::int64_t insertion_first_entries = 32;
   static constexpr std::int64_t insertion_moves_per_entry = 8;
   static constexpr std::int64_t scan_words_per_compare = 4;
 
@@ -121,13 +132,41 @@ struct DenseRowKernel {
     return ++last;
   }
 
+  /// What a counting row checks of A (MultiplyViews::check_a): read into locals once an item, so that the rows'
+  /// stores into the bitmap (words the width of an extent, which may alias one) do not reload them every entry.
+  struct ACheck {
+    bool on = false;
+    std::size_t a_nnz = 0;
+    Ordinal a_rows = 0;
+    std::make_unsigned_t<Ordinal> b_rows = 0;
+    /// Whether row i of A keeps the CSR rules (csr_offsets_ok); a row that does not is counted in bad, not followed.
+    template <class ARows>
+    KOKKOS_INLINE_FUNCTION bool row_followed(const ARows& a_row_map, Ordinal row, std::int64_t& bad) const {
+      if (!on || csr_offsets_ok(a_row_map, a_nnz, row, a_rows)) return true;
+      ++bad;
+      return false;
+    }
+    /// Whether A's column k names a row of B; one that does not is counted in bad.
+    KOKKOS_INLINE_FUNCTION bool entry_followed(Ordinal k, std::int64_t& bad) const {
+      if (!on || static_cast<std::make_unsigned_t<Ordinal>>(k) < b_rows) return true;
+      ++bad;
+      return false;
+    }
+  };
+
   /// The size of a row of C from the compressed B: each run ORs its mask into the bitmap and counts the new bits;
-  /// touched lists the words set, for clearing.
-  KOKKOS_INLINE_FUNCTION std::int64_t count_compressed(Ordinal row, std::uint64_t* bits, Ordinal* touched) const {
+  /// touched lists the words set, for clearing. Counts: also the row's products (from B's row map) and A's check.
+  template <bool Counts>
+  KOKKOS_INLINE_FUNCTION std::int64_t count_compressed(Ordinal row, std::uint64_t* bits, Ordinal* touched,
+                                                       const ACheck& check, std::int64_t& products,
+                                                       std::int64_t& bad) const {
     const std::int64_t* runs = v.bc_rows.data();
     const Ordinal* words = v.bc_words.data();
     const std::uint64_t* masks = v.bc_masks.data();
+    const auto* b_rows = v.b_rows.data();
+    const Ordinal* a_cols = v.a_cols.data();
     std::int64_t n = 0, used = 0;
+    if (Counts && !check.row_followed(v.a_rows, row, bad)) return 0;
     // A complemented mask's columns set first are never counted; their words are cleared with the touched ones.
     const bool masked = v.mask_rows.extent(0) > 0;
     if (masked) {
@@ -136,8 +175,11 @@ struct DenseRowKernel {
         bits[col >> 6] |= std::uint64_t(1) << (col & 63);
       }
     }
-    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
-      const Ordinal k = v.a_cols(e);
+    const auto a_end = v.a_rows(row + 1);
+    for (auto e = v.a_rows(row); e < a_end; ++e) {
+      const Ordinal k = a_cols[e];
+      if (Counts && !check.entry_followed(k, bad)) continue;
+      if constexpr (Counts) products += static_cast<std::int64_t>(b_rows[k + 1] - b_rows[k]);
       for (std::int64_t j = runs[k]; j < runs[k + 1]; ++j) {
         const Ordinal w = words[j];
         const std::uint64_t old = bits[w], add = masks[j] & ~old;
@@ -168,16 +210,24 @@ struct DenseRowKernel {
   }
 
   /// The size of a row of C, counted without branches: whether a column is new is a coin toss where rows barely
-  /// compress, so a branch on it would be mispredicted about every other product.
-  KOKKOS_INLINE_FUNCTION std::int64_t count_columns(Ordinal row, Stamp* stamps, Stamp stamp) const {
+  /// compress, so a branch on it would be mispredicted about every other product. Counts: also the row's products
+  /// and A's check.
+  template <bool Counts>
+  KOKKOS_INLINE_FUNCTION std::int64_t count_columns(Ordinal row, Stamp* stamps, Stamp stamp, const ACheck& check,
+                                                    std::int64_t& products, std::int64_t& bad) const {
     const auto* b_rows = v.b_rows.data();
     const Ordinal* b_cols = v.b_cols.data();
+    const Ordinal* a_cols = v.a_cols.data();
+    if (Counts && !check.row_followed(v.a_rows, row, bad)) return 0;
     stamp_mask_row(row, stamps, stamp);
     std::int64_t n = 0;
-    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
-      const Ordinal k = v.a_cols(e);
-      const auto end = b_rows[k + 1];
-      for (auto jb = b_rows[k]; jb < end; ++jb) {
+    const auto a_end = v.a_rows(row + 1);
+    for (auto e = v.a_rows(row); e < a_end; ++e) {
+      const Ordinal k = a_cols[e];
+      if (Counts && !check.entry_followed(k, bad)) continue;
+      const auto begin = b_rows[k], end = b_rows[k + 1];
+      if constexpr (Counts) products += static_cast<std::int64_t>(end - begin);
+      for (auto jb = begin; jb < end; ++jb) {
         const Ordinal col = b_cols[jb];
         n += stamps[col] != stamp;
         stamps[col] = stamp;
@@ -186,10 +236,7 @@ struct DenseRowKernel {
     return n;
   }
 
-  /// A launch takes at most one work item per this many rows: one chunk, taken once, serves a range of rows; per row, a
-  /// chunk taken and given back and a call of the functor cost as much as the products of a short row (A times a
-  /// tentative prolongator).
-  static constexpr std::int64_t rows_per_item = 32;
+  static constexpr std::int64_t rows_per_item = dense_rows_per_item;
   // Item w takes the launch's rows [ranges(w), ranges(w + 1)), ranges of equal work (balanced_ranges).
   Kokkos::View<const std::int64_t*, typename ExecSpace::memory_space> ranges;
 
@@ -204,18 +251,51 @@ struct DenseRowKernel {
     Ordinal* touched = reinterpret_cast<Ordinal*>(chunk + zeroed_bytes(width) + value_bytes(width));
     Scalar* acc = nullptr;
     if constexpr (Numeric) acc = values_ready(chunk);
-    for (std::int64_t r = begin; r < end; ++r) {
-      const Ordinal row = perm(first + r);
-      if constexpr (!Numeric) {
-        // The compressed B marks bits: its bitmap is the stamps' space, which it leaves cleared as it found it.
-        v.row_sizes(row) = v.bc_rows.extent(0) > 0
-                               ? count_compressed(row, reinterpret_cast<std::uint64_t*>(stamps), touched)
-                               : count_columns(row, stamps, next_stamp(chunk, stamps));
-      } else {
-        accumulate(row, stamps, next_stamp(chunk, stamps), bits, acc, touched);
+    if constexpr (Numeric) {
+      for (std::int64_t r = begin; r < end; ++r) {
+        accumulate(perm(first + r), stamps, next_stamp(chunk, stamps), bits, acc, touched);
       }
+    } else if (v.counted_products.extent(0) > 0) {
+      count_rows<true>(item, begin, end, chunk, stamps, touched);
+    } else {
+      count_rows<false>(item, begin, end, chunk, stamps, touched);
     }
     release(chunk_id);
+  }
+
+  /// The symbolic phase of rows [begin, end) of work item `item`; Counts: with their products and A's check
+  /// (MultiplyViews::counted_products).
+  template <bool Counts>
+  KOKKOS_INLINE_FUNCTION void count_rows(std::int64_t item, std::int64_t begin, std::int64_t end, char* chunk,
+                                         Stamp* stamps, Ordinal* touched) const {
+    std::int64_t sum = 0, most = 0, bad = 0;
+    const bool compressed = v.bc_rows.extent(0) > 0;
+    ACheck check;
+    if constexpr (Counts) {
+      check.on = v.check_a;
+      check.a_nnz = v.a_cols.extent(0);
+      check.a_rows = static_cast<Ordinal>(v.a_rows.extent(0) - 1);
+      check.b_rows = static_cast<std::make_unsigned_t<Ordinal>>(v.b_rows.extent(0) - 1);
+    }
+    for (std::int64_t r = begin; r < end; ++r) {
+      const Ordinal row = perm(first + r);
+      std::int64_t products = 0;
+      // The compressed B marks bits: its bitmap is the stamps' space, which it leaves cleared as it found it.
+      v.row_sizes(row) =
+          compressed
+              ? count_compressed<Counts>(row, reinterpret_cast<std::uint64_t*>(stamps), touched, check, products, bad)
+              : count_columns<Counts>(row, stamps, next_stamp(chunk, stamps), check, products, bad);
+      if constexpr (Counts) {
+        v.counted_products(row) = products;
+        sum += products;
+        most = products > most ? products : most;
+      }
+    }
+    if constexpr (Counts) {
+      v.counted_totals(item, 0) = sum;
+      v.counted_totals(item, 1) = most;
+      v.counted_totals(item, 2) = bad;
+    }
   }
 
   /// The numeric phase of a row.
@@ -267,17 +347,25 @@ struct DenseRowKernel {
       return;
     } else {
       if (sorted && n > 1) {
-        Ordinal lo = touched[0], hi = touched[0];
-        for (std::int64_t i = 1; i < n; ++i) {
-          lo = touched[i] < lo ? touched[i] : lo;
-          hi = touched[i] > hi ? touched[i] : hi;
-        }
-        const std::int64_t span = Summary ? (hi >> 12) - (lo >> 12) : (hi >> 6) - (lo >> 6);
-        if (span <= walk_words_per_entry * n) {
-          walk_bitmap(touched, n, lo, hi, bits, acc, c_cols, c_vals);
-          return;
+        Ordinal lo = 0, hi = 0;
+        std::int64_t span = -1;  // in words; found where a choice needs it (the insertion sort may reorder the list)
+        const auto find_span = [&]() {
+          lo = hi = touched[0];
+          for (std::int64_t i = 1; i < n; ++i) {
+            lo = touched[i] < lo ? touched[i] : lo;
+            hi = touched[i] > hi ? touched[i] : hi;
+          }
+          span = Summary ? (hi >> 12) - (lo >> 12) : (hi >> 6) - (lo >> 6);
+        };
+        if (n > insertion_first_entries) {
+          find_span();
+          if (span <= walk_words_per_entry * n) {
+            walk_bitmap(touched, n, lo, hi, bits, acc, c_cols, c_vals);
+            return;
+          }
         }
         if (!insertion_sorted(touched, n, insertion_moves_per_entry)) {
+          if (span < 0) find_span();
           if (span < scan_words_per_compare * n * bit_width_u64(static_cast<std::uint64_t>(n))) {
             walk_bitmap(touched, n, lo, hi, bits, acc, c_cols, c_vals);
             return;

@@ -333,8 +333,8 @@ void check_operands(const ExecSpace& exec, const char* function, const AMatrix& 
   KOKKOSSPGEMM_REQUIRE(bad == 0, InvalidInput, function, "A or B is not a well-formed CSR matrix");
 }
 
-/// check_operands in two parts, for a caller that checks A's rows and entries as it reads them (the CPU row bounds,
-/// host_row_bounds: a pass over A less): first the shapes and B's rows and entries (none where B is A).
+/// check_operands in two parts, for a caller that checks A's rows and entries as it reads them (the CPU dense rows'
+/// count, DenseRowKernel: a pass over A less): first the shapes and B's rows and entries (none where B is A).
 template <class ExecSpace, class AMatrix, class BMatrix>
 void check_operands_past_a(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b) {
   std::uint64_t bad = 0;

@@ -34,6 +34,12 @@ struct MultiplyViews {
   Kokkos::View<std::int64_t*, memory_space> row_sizes;
   /// Products per row (the size bound before clipping to B's columns).
   Kokkos::View<const std::int64_t*, memory_space> row_products;
+  /// Symbolic phase of the CPU dense rows in order (Symbolic.hpp), where no pass before it finds the products: the
+  /// count writes each row's products here and, per work item w, its rows' products summed, their most and (with
+  /// check_a) A's rows and entries that break the CSR rules, not followed, in counted_totals(w, 0..2). Else empty.
+  Kokkos::View<std::int64_t*, memory_space> counted_products;
+  Kokkos::View<std::int64_t* [3], memory_space> counted_totals;
+  bool check_a = false;
   /// Symbolic phase: set when the register merge meets a row of B out of order (RegisterRows.hpp).
   Kokkos::View<std::uint64_t*, memory_space> b_disorder;
   /// Symbolic phase on CPUs: B's rows as runs of (column / 64, bit mask), when that compresses B

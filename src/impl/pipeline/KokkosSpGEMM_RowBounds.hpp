@@ -5,7 +5,6 @@
 #include <backend/KokkosSpGEMM_BackendTraits.hpp>
 #include <Kokkos_Core.hpp>
 #include <compat/KokkosSpGEMM_Compat.hpp>
-#include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 
 #include <cstdint>
 
@@ -15,7 +14,6 @@ namespace Impl {
 struct RowBoundsTotals {
   std::int64_t products = 0;      ///< sum over rows: the flop count is 2x this
   std::int64_t max_products = 0;  ///< longest row of C before merging duplicates
-  std::int64_t bad_a = 0;         ///< check_a: A's rows and entries that broke the CSR rules (not followed)
 };
 
 /// A row of A that would take its lanes more steps than this is summed by its whole team at the end of its block
@@ -24,42 +22,27 @@ constexpr std::int64_t row_bounds_lane_steps = 64;
 
 /// compute_row_bounds on CPUs, where a thread owns its rows: one flat pass that also gives the totals (a team's
 /// scratch, barriers and a second pass for the totals cost as much as this pass's loads on rows of a few entries).
-/// check_a: it also checks A's rows and entries as it reads them (csr_offsets_ok, a column below A.num_cols()), a
-/// compare each, where a check pass of its own reads A again (check_operands_past_a and check_operands_of_a); a row
-/// or entry that fails is counted in bad_a and not followed.
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
-RowBoundsTotals host_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const ProductsView& products,
-                                bool check_a = false) {
+RowBoundsTotals host_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
+                                const ProductsView& products) {
   using Ordinal = typename AMatrix::ordinal_type;
-  using Unsigned = std::make_unsigned_t<Ordinal>;
   const auto a_rows = a.row_map();
   const auto a_cols = a.entries();
   const auto b_rows = b.row_map();
-  const Ordinal rows = a.num_rows();
-  const Unsigned a_num_cols = static_cast<Unsigned>(a.num_cols());
-  const std::size_t a_nnz = a_cols.extent(0);
   RowBoundsTotals t;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::RowBounds::products", Impl::Range<ExecSpace>(exec, 0, static_cast<std::int64_t>(rows)),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, std::int64_t& mx, std::int64_t& bad) {
+      "KokkosSpGEMM::RowBounds::products", Impl::Range<ExecSpace>(exec, 0, static_cast<std::int64_t>(a.num_rows())),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, std::int64_t& mx) {
         std::int64_t p = 0;
-        if (check_a && !csr_offsets_ok(a_rows, a_nnz, static_cast<Ordinal>(i), rows)) {
-          ++bad;
-        } else {
-          for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {
-            const Ordinal k = a_cols(e);
-            if (check_a && static_cast<Unsigned>(k) >= a_num_cols) {
-              ++bad;
-              continue;
-            }
-            p += static_cast<std::int64_t>(b_rows(k + 1) - b_rows(k));
-          }
+        for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {
+          const Ordinal k = a_cols(e);
+          p += static_cast<std::int64_t>(b_rows(k + 1) - b_rows(k));
         }
         products(i) = p;
         sum += p;
         if (p > mx) mx = p;
       },
-      t.products, Kokkos::Max<std::int64_t>(t.max_products), t.bad_a);
+      t.products, Kokkos::Max<std::int64_t>(t.max_products));
   return t;
 }
 
@@ -151,16 +134,14 @@ RowBoundsTotals device_row_bounds(const ExecSpace& exec, const AMatrix& a, const
 }
 
 /// Row bounds on any backend: host_row_bounds on CPUs (it always gives the totals), device_row_bounds on GPUs.
-/// check_a (CPUs only): host_row_bounds' check of A.
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
 RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
-                                   const ProductsView& products, bool totals = true, bool check_a = false) {
+                                   const ProductsView& products, bool totals = true) {
   if constexpr (BackendTraits<ExecSpace>::is_gpu) {
-    (void)check_a;
     return device_row_bounds(exec, a, b, products, totals);
   } else {
     (void)totals;
-    return host_row_bounds(exec, a, b, products, check_a);
+    return host_row_bounds(exec, a, b, products);
   }
 }
 

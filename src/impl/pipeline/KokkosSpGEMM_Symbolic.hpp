@@ -210,7 +210,7 @@ bool rows_of_b_unsorted(const ExecSpace& exec, const Flag& disorder) {
 }
 
 /// a_checked false (CPUs): A's rows and entries are still to be checked (check_operands_past_a checked the rest); the
-/// dense accumulator's row bounds check them as they read A, other paths first.
+/// dense accumulator's count checks them as it reads A (rows in order), other paths first.
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
                   bool a_checked = true) {
@@ -251,15 +251,23 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   // The CPU dense accumulator takes every row alike: one bin of all rows in order.
   const bool in_order = !rmerge && dense_accumulator_for<ExecSpace>(st.settings, b.num_cols());
   // Rows not in order (RMerge's too) are binned, and the bins' count pass gives the totals: one wait on the device
-  // fewer than the row bounds' reduction.
-  if (!a_checked && !in_order) check_operands_of_a(exec, "spgemm_symbolic", a, b);
-  RowBoundsTotals totals = compute_row_bounds(exec, a, b, products, in_order, !a_checked && in_order);
-  if (!a_checked && in_order) check_operands_of_a(exec, "spgemm_symbolic", a, b, totals.bad_a);
+  // fewer than the row bounds' reduction. Rows in order find their products (and check A) in their own count: their
+  // configuration needs no bound before it (the count's touched list holds words of the compressed B's bitmap),
+  // and a pass over A and B's row map for the bounds cost a tenth of A times a tentative prolongator on one thread.
+  RowBoundsTotals totals;
+  if (in_order) {
+    v.counted_products = products;
+    v.counted_totals = decltype(v.counted_totals)("KokkosSpGEMM::Symbolic::counted_totals",
+                                                  work_range_count(exec, rows, dense_rows_per_item));
+    v.check_a = !a_checked;
+  } else {
+    if (!a_checked) check_operands_of_a(exec, "spgemm_symbolic", a, b);
+    totals = compute_row_bounds(exec, a, b, products, false);
+  }
   v.row_products = products;
   v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
-  const BinConfig dense_rows =
-      in_order ? configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols())
-               : BinConfig();
+  const std::int64_t bitmap_words = (static_cast<std::int64_t>(b.num_cols()) + 63) / 64;
+  const BinConfig dense_rows = in_order ? configure_dense_rows(rows, bitmap_words, b.num_cols()) : BinConfig();
   const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
                              : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v},
                                         RowProducts<decltype(v)>{v}, st.single_use);
@@ -267,7 +275,11 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     totals.products = bins.total_work;
     totals.max_products = bins.max_work();
   }
-  // The mean row of B that an entry of A meets.
+  // The mean row of B that an entry of A meets (rows in order: before their count, B's mean row).
+  if (in_order) {
+    const std::int64_t b_rows = max_of<std::int64_t>(1, b.num_rows());
+    totals.products = static_cast<std::int64_t>(a.nnz()) * ((static_cast<std::int64_t>(b.nnz()) + b_rows - 1) / b_rows);
+  }
   const std::int64_t mean_b_met = a.nnz() > 0 ? (totals.products + a.nnz() - 1) / a.nnz() : 0;
   ProductBinMask mask;
   std::vector<BinConfig> hashed;  // the symbolic configs before the register merge's choice
@@ -293,6 +305,20 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     st.symbolic_pool_bytes =
         launch_row_kernels<false, Methods>(exec, workspace, v, bins, st.symbolic_configs, st.settings,
                                            budget > 0 ? budget - first_bytes - compressed_b_bytes : 0);
+    if (in_order) {
+      exec.fence();
+      totals = RowBoundsTotals();
+      std::int64_t bad_a = 0;
+      const auto counted = v.counted_totals;
+      for (std::size_t w = 0; w < counted.extent(0); ++w) {
+        totals.products += counted(w, 0);
+        totals.max_products = max_of(totals.max_products, counted(w, 1));
+        bad_a += counted(w, 2);
+      }
+      if (!a_checked) check_operands_of_a(exec, "spgemm_symbolic", a, b, bad_a);
+      v.counted_products = decltype(v.counted_products)();
+      v.counted_totals = decltype(v.counted_totals)();
+    }
     for (const BinConfig& cfg : st.symbolic_configs) mask.product[cfg.bin] = is_product_kernel(cfg.kernel);
     v.bc_rows = decltype(v.bc_rows)();  // freed: the numeric phase reads B itself
     v.bc_words = decltype(v.bc_words)();
@@ -351,7 +377,11 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     choose_auto_merge_bins(exec, workspace, v, rows, mask);
   }
   if (in_order) {
-    st.numeric_bins = bins;
+    // A numeric row's touched list holds its distinct columns, at most its products (the count found them).
+    const BinConfig numeric_rows =
+        configure_dense_rows(rows, min_of<std::int64_t>(totals.max_products, b.num_cols()), b.num_cols());
+    st.symbolic_configs = {numeric_rows};  // described by the products' bound, as the binned rows are
+    st.numeric_bins = all_rows_in_one_bin<Ordinal, Space>(rows, numeric_rows.bin);
     st.numeric_configs = st.symbolic_configs;
     st.numeric_configs[0].branch_free =
         dense_branch_free(st.settings, rows, totals.products, totals.max_products, static_cast<std::int64_t>(nnz));

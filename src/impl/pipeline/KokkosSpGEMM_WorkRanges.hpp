@@ -50,29 +50,32 @@ Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> balanced_ranges(co
                                                                               std::int64_t ranges,
                                                                               const Weight& weight) {
   using View = Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>;
-  if (exec.concurrency() == 1) {
-    View first(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::WorkRanges::first"), ranges + 1);
-    Kokkos::parallel_for(
-        "KokkosSpGEMM::WorkRanges::cut", Range<ExecSpace>(exec, 0, ranges + 1),
-        KOKKOS_LAMBDA(const std::int64_t w) { first(w) = w == ranges ? rows : rows * w / ranges; });
-    return first;
-  }
-  View start(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::WorkRanges::start"), rows + 1);
+  const bool by_rows = exec.concurrency() == 1;
+  View start;
   std::int64_t total = 0;
-  Kokkos::parallel_scan(
-      "KokkosSpGEMM::WorkRanges::weights", Range<ExecSpace>(exec, 0, rows),
-      KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& sum, const bool final) {
-        if (final) start(r) = sum;
-        sum += weight(r);
-        if (final && r + 1 == rows) start(rows) = sum;
-      },
-      total);
+  if (!by_rows) {
+    start = View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::WorkRanges::start"), rows + 1);
+    Kokkos::parallel_scan(
+        "KokkosSpGEMM::WorkRanges::weights", Range<ExecSpace>(exec, 0, rows),
+        KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& sum, const bool final) {
+          if (final) start(r) = sum;
+          sum += weight(r);
+          if (final && r + 1 == rows) start(rows) = sum;
+        },
+        total);
+  }
   View first(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::WorkRanges::first"), ranges + 1);
   Kokkos::parallel_for(
       "KokkosSpGEMM::WorkRanges::cut", Range<ExecSpace>(exec, 0, ranges + 1), KOKKOS_LAMBDA(const std::int64_t w) {
-        // The first row that starts at or past range w's share of the work.
-        const std::int64_t goal = static_cast<std::int64_t>(static_cast<double>(total) * w / ranges);
-        first(w) = w == ranges ? rows : sorted_lower_bound(start, 0, rows, goal);
+        if (w == ranges) {
+          first(w) = rows;
+        } else if (by_rows) {
+          first(w) = rows * w / ranges;
+        } else {
+          // The first row that starts at or past range w's share of the work.
+          const std::int64_t goal = static_cast<std::int64_t>(static_cast<double>(total) * w / ranges);
+          first(w) = sorted_lower_bound(start, 0, rows, goal);
+        }
       });
   return first;
 }
