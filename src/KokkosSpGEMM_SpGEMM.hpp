@@ -85,11 +85,16 @@ void symbolic_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
   Impl::require_methods<typename HandleT::methods_type>("spgemm_symbolic", handle.options().algorithm);
   // The analysis is about to be replaced: the verdicts of earlier reuse calls are read now (the phase waits anyway).
   Impl::settle_deferred_checks(handle, "spgemm_symbolic", true);
-  // CPUs: A's rows and entries are checked in run_symbolic, as it reads them (a pass over A less).
+  // CPUs: A's rows and entries are checked in run_symbolic, as it reads them (a pass over A less). GPUs: the check
+  // runs in run_symbolic too, its verdict read with the row bins' counts (a wait less), where A and B have the shape
+  // of CSR matrices and nothing before the binning reads B's order.
   const bool a_checked = checked || BackendTraits<ExecSpace>::is_gpu;
+  const bool defer_check = BackendTraits<ExecSpace>::is_gpu && !checked &&
+                           !needs_sorted_b(handle.options().algorithm) &&
+                           Impl::check_operand_shapes("spgemm_symbolic", a, b);
   if (!a_checked) {
     Impl::check_operands_past_a(exec, "spgemm_symbolic", a, b);
-  } else if (!checked) {
+  } else if (!checked && !defer_check) {
     Impl::check_operands(exec, "spgemm_symbolic", a, b);
   }
   if (needs_sorted_b(handle.options().algorithm)) {
@@ -103,9 +108,10 @@ void symbolic_phase(const ExecSpace& exec, HandleT& handle, const AMatrix& a, co
       const std::int64_t chunk_rows = Chunking::rows_per_chunk(a.num_rows(), handle.options().memory_budget_bytes);
       if (chunk_rows > 0) {
         if (!a_checked) Impl::check_operands_of_a(exec, "spgemm_symbolic", a, b);
+        if (defer_check) Impl::check_operands(exec, "spgemm_symbolic", a, b);
         Impl::run_symbolic_chunked(exec, handle, a, b, c, chunk_rows);
       } else {
-        Impl::run_symbolic(exec, handle, a, b, c, a_checked);
+        Impl::run_symbolic(exec, handle, a, b, c, a_checked, defer_check);
       }
     });
   } catch (...) {

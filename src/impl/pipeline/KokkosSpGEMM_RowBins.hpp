@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -246,8 +247,18 @@ struct BinCounts {
   std::int64_t block = rows_per_binning_team;  // rows a team (binning_block)
   UpperBound ub;
   Work work;
+  /// Device values (bin_rows' carried) copied into counts from carried_at by the first team, to come back with them.
+  Kokkos::View<const std::uint64_t*, typename ExecSpace::memory_space> carried;
+  std::int64_t carried_at = 0;
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (team.league_rank() == 0 && carried.extent(0) > 0) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        for (std::size_t k = 0; k < carried.extent(0); ++k) {
+          counts(carried_at + static_cast<std::int64_t>(k)) = static_cast<std::int64_t>(carried(k));
+        }
+      });
+    }
     ScratchCounts local(team.team_scratch(0), num_row_bins);
     // Each bin's most work and longest row of A: a team's maxima in scratch, then one global max each; the block's
     // work, then one sum.
@@ -316,13 +327,20 @@ struct BinScatter {
   }
 };
 
+/// Device values that come back to the host with bin_rows' counts, in the same copy and wait: the caller's verdicts
+/// or totals of work queued before the binning (at most carried_max of them).
+constexpr int carried_max = 2;
+
 /// The permutation is the result's own (handles keep it; see allocate_permutation for from_cache); the counts come
 /// from the phase's workspace. With a work measure (work(i) of row i, Work::enabled), the most work of a row in each
-/// bin comes back with the counts.
+/// bin comes back with the counts, and with carried (device values, at most carried_max) their values in
+/// carried_host.
 template <class ExecSpace, class Ordinal, class UpperBound, class Work = NoRowWork>
-RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
-                                                            Ordinal num_rows, const UpperBound& ub,
-                                                            const Work& work = Work(), bool from_cache = false) {
+RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(
+    const ExecSpace& exec, Workspace<ExecSpace>& workspace, Ordinal num_rows, const UpperBound& ub,
+    const Work& work = Work(), bool from_cache = false,
+    const Kokkos::View<const std::uint64_t*, typename ExecSpace::memory_space>& carried = {},
+    std::uint64_t* carried_host = nullptr) {
   using Space = typename ExecSpace::memory_space;
   using Policy = Impl::Teams<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -333,10 +351,15 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
   const std::size_t mark = workspace.mark();
   // Counts, then (with a work measure) each bin's most work, all rows' work and each bin's longest row of A; then
   // the scatter's cursors. One take, one fill.
+  // The carried values sit behind the counts and work.
+  constexpr int counted = 3 * num_row_bins + 1 + carried_max;
+  if (carried.extent(0) > static_cast<std::size_t>(carried_max)) {
+    throw std::logic_error("KokkosSpGEMM: too many values carried by a binning");
+  }
   const auto zeroed =
-      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", 4 * num_row_bins + 1);
-  const auto counts = Kokkos::subview(zeroed, Kokkos::make_pair(0, 3 * num_row_bins + 1));
-  const auto cursor = Kokkos::subview(zeroed, Kokkos::make_pair(3 * num_row_bins + 1, 4 * num_row_bins + 1));
+      workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::RowBins::counts", counted + num_row_bins);
+  const auto counts = Kokkos::subview(zeroed, Kokkos::make_pair(0, counted));
+  const auto cursor = Kokkos::subview(zeroed, Kokkos::make_pair(counted, counted + num_row_bins));
   const std::size_t scratch = ScratchCounts::shmem_size(num_row_bins);
   const int team_size = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
   const std::int64_t block = binning_block(exec, num_rows, team_size);
@@ -347,13 +370,17 @@ RowBins<Ordinal, typename ExecSpace::memory_space> bin_rows(const ExecSpace& exe
       "KokkosSpGEMM::RowBins::count",
       policy.set_scratch_size(
           0, Kokkos::PerTeam(scratch + (Work::enabled ? ScratchCounts::shmem_size(2 * num_row_bins + 1) : 0))),
-      BinCounts<ExecSpace, UpperBound, Work>{counts, static_cast<std::int64_t>(num_rows), block, ub, work});
+      BinCounts<ExecSpace, UpperBound, Work>{counts, static_cast<std::int64_t>(num_rows), block, ub, work, carried,
+                                             3 * num_row_bins + 1});
   // Into an array of the host's: a host mirror's free and a plain deep_copy each fence the whole device.
-  std::int64_t counts_host[3 * num_row_bins + 1];
-  const int copied = Work::enabled ? 3 * num_row_bins + 1 : num_row_bins;
+  std::int64_t counts_host[counted];
+  const int copied = carried.extent(0) > 0 ? counted : Work::enabled ? 3 * num_row_bins + 1 : num_row_bins;
   Kokkos::deep_copy(exec, Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(counts_host, copied),
                     Kokkos::subview(counts, Kokkos::make_pair(0, copied)));
   exec.fence();
+  for (std::size_t k = 0; k < carried.extent(0); ++k) {
+    carried_host[k] = static_cast<std::uint64_t>(counts_host[3 * num_row_bins + 1 + k]);
+  }
   for (int b = 0; b < num_row_bins; ++b) bins.offsets[b + 1] = bins.offsets[b] + counts_host[b];
   if (Work::enabled) {
     bins.most_work.assign(counts_host + num_row_bins, counts_host + 2 * num_row_bins);

@@ -7,6 +7,7 @@
 #include <compat/KokkosSpGEMM_Compat.hpp>
 
 #include <cstdint>
+#include <stdexcept>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -52,10 +53,13 @@ RowBoundsTotals host_row_bounds(const ExecSpace& exec, const AMatrix& a, const B
 /// a lane reduction costs more than a short row's loop, and lanes pay only where rows are long enough to spread
 /// their gathers (docs/performance.md, v27); a warp's where the rows do not fill the device anyway. A row longer
 /// than row_bounds_lane_steps a lane is left to the end of its team's block, where all the team's threads sum it:
-/// a power-law row walked by a few lanes would be the pass's tail.
+/// a power-law row walked by a few lanes would be the pass's tail. With bad_operands (the count of a check of A and B
+/// queued before, read later: InputChecks' deferred check), rows get no products where it found any, so that no
+/// index of malformed operands is followed.
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
-RowBoundsTotals device_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
-                                  const ProductsView& products, bool totals) {
+RowBoundsTotals device_row_bounds(
+    const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const ProductsView& products, bool totals,
+    const Kokkos::View<const std::uint64_t*, typename ExecSpace::memory_space>& bad_operands = {}) {
   using Ordinal = typename AMatrix::ordinal_type;
   using Policy = Impl::Teams<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -92,6 +96,11 @@ RowBoundsTotals device_row_bounds(const ExecSpace& exec, const AMatrix& a, const
           team.team_barrier();
           const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
           const std::int64_t last = first + rows_per_team < rows ? first + rows_per_team : rows;
+          if (bad_operands.extent(0) > 0 && bad_operands(0) != 0) {
+            Kokkos::parallel_for(Kokkos::TeamVectorRange(team, first, last),
+                                 [&](const std::int64_t i) { products(i) = 0; });
+            return;
+          }
           const auto b_row_length = [&](const auto e, std::int64_t& sum) {
             const Ordinal k = a_cols(e);
             sum += static_cast<std::int64_t>(b_rows(k + 1) - b_rows(k));
@@ -135,12 +144,14 @@ RowBoundsTotals device_row_bounds(const ExecSpace& exec, const AMatrix& a, const
 
 /// Row bounds on any backend: host_row_bounds on CPUs (it always gives the totals), device_row_bounds on GPUs.
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
-RowBoundsTotals compute_row_bounds(const ExecSpace& exec, const AMatrix& a, const BMatrix& b,
-                                   const ProductsView& products, bool totals = true) {
+RowBoundsTotals compute_row_bounds(
+    const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const ProductsView& products, bool totals = true,
+    const Kokkos::View<const std::uint64_t*, typename ExecSpace::memory_space>& bad_operands = {}) {
   if constexpr (BackendTraits<ExecSpace>::is_gpu) {
-    return device_row_bounds(exec, a, b, products, totals);
+    return device_row_bounds(exec, a, b, products, totals, bad_operands);
   } else {
     (void)totals;
+    if (bad_operands.extent(0) > 0) throw std::logic_error("KokkosSpGEMM: a deferred operand check on a CPU");
     return host_row_bounds(exec, a, b, products);
   }
 }

@@ -12,6 +12,7 @@
 #include <impl/pipeline/KokkosSpGEMM_MultiplyViews.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowBounds.hpp>
+#include <impl/pipeline/KokkosSpGEMM_RowMapScan.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowKernelLaunch.hpp>
 #include <impl/memory/KokkosSpGEMM_Workspace.hpp>
 
@@ -210,10 +211,12 @@ bool rows_of_b_unsorted(const ExecSpace& exec, const Flag& disorder) {
 }
 
 /// a_checked false (CPUs): A's rows and entries are still to be checked (check_operands_past_a checked the rest); the
-/// dense accumulator's count checks them as it reads A (rows in order), other paths first.
+/// dense accumulator's count checks them as it reads A (rows in order), other paths first. defer_check (GPUs, binned
+/// rows; A and B passed check_operand_shapes only): A and B are checked on the device and the verdict comes back
+/// with the bins' counts (a wait less); the row bounds between skip their rows when it found anything.
 template <class ExecSpace, class Handle, class AMatrix, class BMatrix, class CMatrix>
 void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const BMatrix& b, CMatrix& c,
-                  bool a_checked = true) {
+                  bool a_checked = true, bool defer_check = false) {
   auto& st = state(handle);
   using Ordinal = typename CMatrix::ordinal_type;
   using Offset = typename CMatrix::offset_type;
@@ -255,6 +258,22 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   // configuration needs no bound before it (the count's touched list holds words of the compressed B's bitmap),
   // and a pass over A and B's row map for the bounds cost a tenth of A times a tentative prolongator on one thread.
   RowBoundsTotals totals;
+  // Device values that come back with a binning's counts: [0] the deferred check's count of bad items of A and B,
+  // [1] nnz(C) from the row map's scan.
+  // Binned rows on GPUs without a memory budget only (under one, the two values would be an allocation of their own).
+  const bool carries = BackendTraits<ExecSpace>::is_gpu && !in_order && !rmerge && rows > 0 && budget == 0;
+  const auto carried = carries ? workspace.template take<std::uint64_t>("KokkosSpGEMM::Symbolic::carried", 2)
+                               : Kokkos::View<std::uint64_t*, Space>();
+  std::uint64_t carried_host[2] = {0, 0};
+  const bool deferred = defer_check && carries;
+  const Kokkos::View<const std::uint64_t*, Space> verdict =
+      deferred ? Kokkos::subview(carried, Kokkos::make_pair(0, 1)) : Kokkos::View<const std::uint64_t*, Space>();
+  if (deferred) {
+    count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands", OperandItems<AMatrix, BMatrix>(a, b),
+                    Kokkos::View<std::uint64_t, Space, Kokkos::MemoryUnmanaged>(carried.data()));
+  } else if (defer_check) {
+    check_operands(exec, "spgemm_symbolic", a, b);
+  }
   if (in_order) {
     v.counted_products = products;
     v.counted_totals = decltype(v.counted_totals)("KokkosSpGEMM::Symbolic::counted_totals",
@@ -262,7 +281,7 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     v.check_a = !a_checked;
   } else {
     if (!a_checked) check_operands_of_a(exec, "spgemm_symbolic", a, b);
-    totals = compute_row_bounds(exec, a, b, products, false);
+    totals = compute_row_bounds(exec, a, b, products, false, verdict);
   }
   v.row_products = products;
   v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
@@ -270,7 +289,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const BinConfig dense_rows = in_order ? configure_dense_rows(rows, bitmap_words, b.num_cols()) : BinConfig();
   const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
                              : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v},
-                                        RowProducts<decltype(v)>{v}, st.single_use);
+                                        RowProducts<decltype(v)>{v}, st.single_use, verdict, carried_host);
+  // The row bounds skipped every row: check_operands names the problem (or the operands changed since).
+  if (deferred && carried_host[0] != 0) check_operands(exec, "spgemm_symbolic", a, b);
   if (!in_order) {
     totals.products = bins.total_work;
     totals.max_products = bins.max_work();
@@ -329,7 +350,31 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   // then empties C and throws, so that C is never handed on with them.
   std::int64_t nnz = 0;
   const auto sizes = v.row_sizes;
+  const Settings& options = st.settings;
+  // Where wide rows take the bitmap, merging loses to it: the bitmap emits its columns sorted for free, with no
+  // rounds. B too wide for the bitmap (uniform 10^6 columns) still merges.
+  const bool bitmap_rows = bitmap_serves<ExecSpace>(
+      options, b.num_cols(), team_row_max_team_size * BackendTraits<ExecSpace>::max_vector_length,
+      scratch_budget<ExecSpace>(options));
+  const bool auto_merge = options.algorithm == Algorithm::Auto && BackendTraits<ExecSpace>::is_gpu && options.sorted &&
+                          !options.deterministic && !bitmap_rows;
+  // nnz(C) stays on the device and comes back with the numeric bins' counts (a wait less), unless something reads
+  // it before them: the register merge's verdict on B's order, Auto's choice of merged bins.
+  const bool nnz_carried = carries && v.b_disorder.data() == nullptr && !auto_merge;
   const auto scan_row_map = [&] {
+    if constexpr (BackendTraits<ExecSpace>::is_gpu) {
+      if (carries) {
+        const auto total = Kokkos::subview(carried, Kokkos::make_pair(1, 2));
+        scan_sizes_to_row_map(exec, workspace, sizes, row_map, rows, total);
+        if (nnz_carried) return;
+        std::uint64_t back = 0;
+        Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&back),
+                          Kokkos::subview(carried, 1));
+        exec.fence();
+        nnz = static_cast<std::int64_t>(back);
+        return;
+      }
+    }
     Kokkos::parallel_scan(
         "KokkosSpGEMM::Symbolic::row_map", Impl::Range<ExecSpace>(exec, 0, rows),
         KOKKOS_LAMBDA(const Ordinal i, std::int64_t& partial, const bool final) {
@@ -357,25 +402,19 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
                                                   budget > 0 ? budget - first_bytes - compressed_b_bytes : 0));
     scan_row_map();
   }
-  const bool fits = static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max());
-  if (!fits) c = CMatrix();
-  KOKKOSSPGEMM_REQUIRE(fits, IndexOverflow, "spgemm_symbolic",
-                       "nnz(C) = " << nnz << " does not fit C's " << sizeof(Offset) * 8
-                                   << "-bit offset type; use a 64-bit Offset for C");
+  const auto require_fits = [&] {
+    const bool fits = static_cast<std::uint64_t>(nnz) <= static_cast<std::uint64_t>(std::numeric_limits<Offset>::max());
+    if (!fits) c = CMatrix();
+    KOKKOSSPGEMM_REQUIRE(fits, IndexOverflow, "spgemm_symbolic",
+                         "nnz(C) = " << nnz << " does not fit C's " << sizeof(Offset) * 8
+                                     << "-bit offset type; use a 64-bit Offset for C");
+  };
+  if (!nnz_carried) require_fits();
 
   // Rows of the hash/dense family are binned again by exact size; sorted-row kernels keep the product bins.
   st.product_configs.clear();
   st.product_bins = decltype(st.product_bins)();
-  const Settings& options = st.settings;
-  // Where wide rows take the bitmap, merging loses to it: the bitmap emits its columns sorted for free, with no
-  // rounds. B too wide for the bitmap (uniform 10^6 columns) still merges.
-  const bool bitmap_rows = bitmap_serves<ExecSpace>(
-      options, b.num_cols(), team_row_max_team_size * BackendTraits<ExecSpace>::max_vector_length,
-      scratch_budget<ExecSpace>(options));
-  if (options.algorithm == Algorithm::Auto && BackendTraits<ExecSpace>::is_gpu && options.sorted &&
-      !options.deterministic && !bitmap_rows) {
-    choose_auto_merge_bins(exec, workspace, v, rows, mask);
-  }
+  if (auto_merge) choose_auto_merge_bins(exec, workspace, v, rows, mask);
   if (in_order) {
     // A numeric row's touched list holds its distinct columns, at most its products (the count found them).
     const BinConfig numeric_rows =
@@ -388,8 +427,15 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   } else if (!rmerge) {
     Settings hash_family = st.settings;
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
-    st.numeric_bins =
-        bin_rows(exec, workspace, rows, ExactSize<decltype(v)>{v, mask}, RowProducts<decltype(v)>{v}, st.single_use);
+    st.numeric_bins = bin_rows(
+        exec, workspace, rows, ExactSize<decltype(v)>{v, mask}, RowProducts<decltype(v)>{v}, st.single_use,
+        nnz_carried ? Kokkos::View<const std::uint64_t*, Space>(Kokkos::subview(carried, Kokkos::make_pair(1, 2)))
+                    : Kokkos::View<const std::uint64_t*, Space>(),
+        carried_host + 1);
+    if (nnz_carried) {
+      nnz = static_cast<std::int64_t>(carried_host[1]);
+      require_fits();
+    }
     st.numeric_configs =
         configure_bins<ExecSpace, Ordinal, Scalar, true>(st.numeric_bins, b.num_cols(), hash_family, mean_b_met);
     choose_register_accumulate_bins<ExecSpace>(st.numeric_bins, st.numeric_configs, st.settings);
