@@ -290,8 +290,13 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
                              : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v},
                                         RowProducts<decltype(v)>{v}, st.single_use, verdict, carried_host);
-  // The row bounds skipped every row: check_operands names the problem (or the operands changed since).
-  if (deferred && carried_host[0] != 0) check_operands(exec, "spgemm_symbolic", a, b);
+  // The row bounds skipped every row: check_operands names the problem; should its own pass find none (the operands
+  // changed meanwhile), the call still fails rather than go on with those rows.
+  if (deferred && carried_host[0] != 0) {
+    check_operands(exec, "spgemm_symbolic", a, b);
+    KOKKOSSPGEMM_REQUIRE(false, InvalidInput, "spgemm_symbolic",
+                         "A or B is not a well-formed CSR matrix (found by the device's check; it changed while read)");
+  }
   if (!in_order) {
     totals.products = bins.total_work;
     totals.max_products = bins.max_work();
