@@ -50,6 +50,39 @@ TEST(TEST_CATEGORY, error_malformed_row_map_and_columns) {
   EXPECT_NE(msg.find("row map"), std::string::npos) << msg;
 }
 
+// The operand check's blocks of OperandItems::unrolled_items (a CUDA thread's block, its loads issued together)
+// must count what the items one by one count, at every offset of a block against the parts (A's rows, A's entries,
+// B's rows, B's entries) and with the faults at a block's first, middle and last item. Host views: the same code.
+TEST(TEST_CATEGORY, operand_check_blocks_count_as_items_one_by_one) {
+  using Items = KokkosSpGEMM::Impl::OperandItems<KokkosSpGEMM::CsrMatrix<double, int, int, Kokkos::HostSpace>,
+                                                 KokkosSpGEMM::CsrMatrix<double, int, int, Kokkos::HostSpace>>;
+  constexpr int block = Items::unrolled_items;
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(6, 4, 3);
+  const auto b = KokkosSpGEMM::rmat<double, int, int>(6, 6, 5);
+  const int nb = static_cast<int>(b.entries().extent(0));
+  for (int fault = 0; fault < 7; ++fault) {
+    auto x = KokkosSpGEMM::copy_to(Kokkos::DefaultHostExecutionSpace(), a);
+    auto y = KokkosSpGEMM::copy_to(Kokkos::DefaultHostExecutionSpace(), b);
+    if (fault == 1) x.entries()(0) = x.num_cols();                // A's first entry
+    if (fault == 2) x.entries()(x.entries().extent(0) - 1) = -1;  // A's last entry
+    if (fault == 3) x.row_map()(5) = x.row_map()(6) + 1;          // A's rows 4 and 5
+    if (fault == 4) y.row_map()(0) = 1;                           // B's first row
+    if (fault == 5) y.row_map()(y.num_rows()) = nb + 1;           // B's last row
+    if (fault == 6) y.entries()(nb / 2) = y.num_cols() + 3;       // B's middle
+    const Items items(x, y);
+    std::int64_t one_by_one = 0;
+    for (std::int64_t i = 0; i < items.size(); ++i) one_by_one += items.ok(i) ? 0 : 1;
+    EXPECT_EQ(one_by_one == 0, fault == 0) << "fault " << fault;
+    for (std::int64_t shift = 0; shift < block; ++shift) {
+      std::int64_t blocks = items.bad_items(0, shift);
+      for (std::int64_t lo = shift; lo < items.size(); lo += block) {
+        blocks += items.bad_items(lo, std::min(items.size(), lo + block));
+      }
+      EXPECT_EQ(blocks, one_by_one) << "fault " << fault << ", blocks from " << shift;
+    }
+  }
+}
+
 // On CPUs the symbolic phase checks A in its own passes: the dense accumulator's row bounds as they read A, the hash
 // rows (Algorithm::Hash) and row blocks (a memory budget) before theirs. Each path must name a bad column or row map
 // of A, with B another matrix and B the very arrays of A, and never read past A or B.

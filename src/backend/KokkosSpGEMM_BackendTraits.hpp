@@ -409,8 +409,9 @@ struct BackendTraits<Kokkos::Cuda> {
   // 48 KiB is available without opting in on every NVIDIA GPU since Kepler.
   static constexpr int scratch_bytes_per_team = 48 * 1024;
   static constexpr int teams_per_concurrency = 1;
-  // A thread's 4 adjacent items read as one loop: fewer threads to reduce, and still coalesced.
-  static constexpr std::int64_t flat_items_per_work_item = 4;
+  // A thread's 8 adjacent items, their loads issued together (OperandItems::unrolled_items): fewer threads to
+  // reduce, and still coalesced.
+  static constexpr std::int64_t flat_items_per_work_item = 8;
   // Six teams of 256 threads a multiprocessor (40 registers a thread): a thread row waits on shared-memory atomics
   // and on B's rows, and more resident warps hide that; left to itself the compiler takes more registers.
   static constexpr int thread_rows_max_threads = 256;

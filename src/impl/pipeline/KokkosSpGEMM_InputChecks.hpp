@@ -246,6 +246,12 @@ struct OperandItems {
   /// that a CPU thread's block of items runs without a branch on the part per item, and the column loops vectorize.
   KOKKOS_INLINE_FUNCTION std::int64_t bad_items(const std::int64_t lo, const std::int64_t hi) const {
     if (hi - lo == 1) return ok(lo) ? 0 : 1;
+    if (hi - lo == unrolled_items) {  // a GPU thread's block within one part: its loads in flight together
+      if (lo >= ra && hi <= a_end) return bad_columns(a_cols.data() + (lo - ra), ca);
+      if (lo >= b_rows_end && hi <= items_end) return bad_columns(b_cols.data() + (lo - b_rows_end), cb);
+      if (hi <= ra) return bad_offsets(a_rows, na, static_cast<Ordinal>(lo), ra);
+      if (lo >= a_end && hi <= b_rows_end) return bad_offsets(b_rows, nb, static_cast<Ordinal>(lo - a_end), rb);
+    }
     std::int64_t bad = 0;
     const auto offsets = [&](const auto& rows, std::int64_t nnz, Ordinal count, std::int64_t start) {
       const std::int64_t end = start + count;
@@ -262,6 +268,36 @@ struct OperandItems {
     columns(a_cols, ca, ra, a_end);
     offsets(b_rows, nb, rb, a_end);
     columns(b_cols, cb, b_rows_end, size());
+    return bad;
+  }
+
+  /// Items a GPU thread checks at once (BackendTraits::flat_items_per_work_item on CUDA): all their loads are
+  /// issued before any compare, where the loop above waits on each load before the next (a thread then keeps one
+  /// load in flight, about a fifth of the copy bandwidth over the device: docs/performance.md, v49).
+  static constexpr int unrolled_items = 8;
+  KOKKOS_INLINE_FUNCTION static std::int64_t bad_columns(const Ordinal* c, const Ordinal num_cols) {
+    using Unsigned = std::make_unsigned_t<Ordinal>;
+    Unsigned x[unrolled_items];
+    for (int u = 0; u < unrolled_items; ++u) x[u] = static_cast<Unsigned>(c[u]);
+    std::int64_t bad = 0;
+    for (int u = 0; u < unrolled_items; ++u) bad += x[u] >= static_cast<Unsigned>(num_cols) ? 1 : 0;
+    return bad;
+  }
+  /// Rows first, first + 1, ... (unrolled_items of them, within the matrix's rows): csr_offsets_ok of each.
+  template <class RowMap>
+  KOKKOS_INLINE_FUNCTION static std::int64_t bad_offsets(const RowMap& rows, const std::int64_t nnz,
+                                                         const Ordinal first, const Ordinal count) {
+    using Offset = std::remove_const_t<typename RowMap::value_type>;
+    Offset x[unrolled_items + 1];
+    for (int u = 0; u <= unrolled_items; ++u) x[u] = rows(first + u);
+    std::int64_t bad = 0;
+    for (int u = 0; u < unrolled_items; ++u) {
+      const Ordinal i = first + u;
+      const auto end = static_cast<std::size_t>(x[u + 1]), entries = static_cast<std::size_t>(nnz);
+      const bool ok = !is_negative(x[u]) && x[u] <= x[u + 1] && end <= entries && (i != 0 || x[u] == 0) &&
+                      (i + 1 != count || end == entries);
+      bad += ok ? 0 : 1;
+    }
     return bad;
   }
 };
