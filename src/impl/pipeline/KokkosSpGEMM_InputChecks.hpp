@@ -29,12 +29,16 @@ KOKKOS_INLINE_FUNCTION constexpr bool is_negative(const T& x) {
 /// Whether row i's offsets of a CSR matrix keep the rules: monotone within [0, nnz], starting at 0 and ending at
 /// nnz. Columns are checked entry by entry (csr_column_ok): a thread per row would queue a long row's columns on one
 /// thread, and the check would wait on the longest row.
-template <class RowMap, class Ordinal>
-KOKKOS_INLINE_FUNCTION bool csr_offsets_ok(const RowMap& row_map, std::size_t nnz, Ordinal i, Ordinal rows) {
-  const auto begin = row_map(i);
-  const auto end = row_map(i + 1);
+template <class Offset, class Ordinal>
+KOKKOS_INLINE_FUNCTION bool csr_offsets_ok(const Offset begin, const Offset end, std::size_t nnz, Ordinal i,
+                                           Ordinal rows) {
   return !is_negative(begin) && begin <= end && static_cast<std::size_t>(end) <= nnz && (i != 0 || begin == 0) &&
          (i + 1 != rows || static_cast<std::size_t>(end) == nnz);
+}
+
+template <class RowMap, class Ordinal>
+KOKKOS_INLINE_FUNCTION bool csr_offsets_ok(const RowMap& row_map, std::size_t nnz, Ordinal i, Ordinal rows) {
+  return csr_offsets_ok(row_map(i), row_map(i + 1), nnz, i, rows);
 }
 
 template <class Cols, class Ordinal>
@@ -272,8 +276,8 @@ struct OperandItems {
   }
 
   /// Items a GPU thread checks at once (BackendTraits::flat_items_per_work_item on CUDA): all their loads are
-  /// issued before any compare, where the loop above waits on each load before the next (a thread then keeps one
-  /// load in flight, about a fifth of the copy bandwidth over the device: docs/performance.md, v49).
+  /// issued before any compare, where the loop above waits on each load before the next (one load in flight a
+  /// thread: docs/performance.md, v49).
   static constexpr int unrolled_items = 8;
   KOKKOS_INLINE_FUNCTION static std::int64_t bad_columns(const Ordinal* c, const Ordinal num_cols) {
     using Unsigned = std::make_unsigned_t<Ordinal>;
@@ -292,11 +296,8 @@ struct OperandItems {
     for (int u = 0; u <= unrolled_items; ++u) x[u] = rows(first + u);
     std::int64_t bad = 0;
     for (int u = 0; u < unrolled_items; ++u) {
-      const Ordinal i = first + u;
-      const auto end = static_cast<std::size_t>(x[u + 1]), entries = static_cast<std::size_t>(nnz);
-      const bool ok = !is_negative(x[u]) && x[u] <= x[u + 1] && end <= entries && (i != 0 || x[u] == 0) &&
-                      (i + 1 != count || end == entries);
-      bad += ok ? 0 : 1;
+      bad +=
+          csr_offsets_ok(x[u], x[u + 1], static_cast<std::size_t>(nnz), static_cast<Ordinal>(first + u), count) ? 0 : 1;
     }
     return bad;
   }
