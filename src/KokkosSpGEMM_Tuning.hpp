@@ -23,10 +23,14 @@ enum class ReplayShape {
 
 /// How team-row bins accumulate rows of C too long for a scratch hash table (Tuning::wide_rows).
 enum class WideRows {
-  Auto,   ///< Bitmap on GPUs (not in deterministic mode), Hash on CPUs.
-  Hash,   ///< A level-2 hash table from the memory pool (kkSpGEMM).
-  Bitmap  ///< B's columns as a bitmap in scratch and a dense array of values from the pool; sorted for free.
-          ///< Only where the bitmap fits the team's scratch (B.num_cols() / 8 bytes); Hash otherwise.
+  Auto,         ///< GPUs (not in deterministic mode): DenseScratch for the team-row bins whose rows reach 1/16 of B's
+                ///< width, where it fits; Bitmap for the other rows too long for a scratch table. CPUs: Hash.
+  Hash,         ///< A level-2 hash table from the memory pool (kkSpGEMM).
+  Bitmap,       ///< B's columns as a bitmap in scratch and a dense array of values from the pool; sorted for free.
+                ///< Only where the bitmap fits the team's scratch (B.num_cols() / 8 bytes); Hash otherwise.
+  DenseScratch  ///< Every team-row bin: the bitmap and the row's dense values both in the team's scratch (spECK's
+                ///< dense accumulator), up to the device's limit for a block whatever scratch_bytes says (CUDA:
+                ///< 227 KB on H100, past Kokkos' 48 KB); where B is too wide for that, as Bitmap.
 };
 
 /// How the block (BSR) product's numeric phase shares rows of C (Tuning::block_rows).

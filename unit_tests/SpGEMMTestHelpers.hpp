@@ -215,13 +215,15 @@ random_shapes() {
           {shape(100, 100, 20, 0, false, 0, 8), shape(100, 100, 30, 0, false, 0, 0)}};
 }
 
-/// Options that force each accumulator path: the default, the level-2 pool (tiny scratch), a pool of one chunk
-/// (takers must wait for each other), the dense accumulator, and unsorted output.
+/// Options that force each accumulator path: the default, tiny scratch tables whose team rows take the dense rows
+/// in scratch (WideRows::DenseScratch, where B's width fits) or else the level-2 pool, a pool of one chunk (takers
+/// must wait for each other), the dense accumulator, and unsorted output.
 inline std::vector<TestOptions> all_paths() {
   std::vector<TestOptions> paths(6);
   paths[1].algorithm = KokkosSpGEMM::Algorithm::Hash;
   paths[2].algorithm = KokkosSpGEMM::Algorithm::Hash;
   paths[2].scratch_bytes = 512;
+  paths[2].wide_rows = KokkosSpGEMM::WideRows::DenseScratch;
   paths[3].algorithm = KokkosSpGEMM::Algorithm::Hash;
   paths[3].scratch_bytes = 512;
   paths[3].pool_bytes_limit = 1;

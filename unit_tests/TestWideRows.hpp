@@ -1,7 +1,7 @@
 // Rows of C too long for a scratch hash table, through the bitmap accumulator (Options::wide_rows =
-// WideRows::Bitmap): both phases, sorted output, every scalar/ordinal/offset type, deterministic mode, the
-// fallback to hash tables under a tight pool, and reuse calls that gather C's known columns from it (including
-// columns of C changed in between).
+// WideRows::Bitmap, and DenseScratch with the row's values in scratch too): both phases, sorted output, every
+// scalar/ordinal/offset type, deterministic mode, the fallback to hash tables under a tight pool, and reuse calls that
+// gather C's known columns from it (including columns of C changed in between).
 #include <SpGEMMTestHelpers.hpp>
 
 #include <algorithm>
@@ -16,7 +16,7 @@ namespace KokkosSpGEMMTest {
 constexpr int wide_rows_scratch = 8192;
 
 inline std::vector<TestOptions> wide_row_paths() {
-  std::vector<TestOptions> paths(5);
+  std::vector<TestOptions> paths(8);
   for (auto& o : paths) {
     o.wide_rows = KokkosSpGEMM::WideRows::Bitmap;
     o.scratch_bytes = wide_rows_scratch;
@@ -26,12 +26,18 @@ inline std::vector<TestOptions> wide_row_paths() {
   paths[2].deterministic = true;
   paths[3].pool_bytes_limit = 1;  // no room for dense rows: the bins hash
   paths[4].algorithm = KokkosSpGEMM::Algorithm::Auto;
+  // The row's values in scratch too, wherever B's width fits the device's most scratch a team (on CUDA past
+  // Kokkos' 48 KB: B of 20,001 columns), else the bitmap with values in the pool.
+  for (int i = 5; i < 8; ++i) paths[i].wide_rows = KokkosSpGEMM::WideRows::DenseScratch;
+  paths[6].sorted = false;
+  paths[7].deterministic = true;
   return paths;
 }
 
 inline std::string wide_row_name(const TestOptions& o) {
   return std::string(KokkosSpGEMM::algorithm_name(o.algorithm)) + (o.sorted ? "" : ", unsorted") +
-         (o.deterministic ? ", deterministic" : "") + (o.pool_bytes_limit == 1 ? ", pool of 1 byte" : "");
+         (o.deterministic ? ", deterministic" : "") + (o.pool_bytes_limit == 1 ? ", pool of 1 byte" : "") +
+         (o.wide_rows == KokkosSpGEMM::WideRows::DenseScratch ? ", dense rows in scratch" : "");
 }
 
 /// The handle's description of a one-shot with o (to see which kernels ran).
@@ -61,6 +67,26 @@ TEST(TEST_CATEGORY, wide_rows_bitmap_takes_the_long_rows) {
   const std::string narrow = describe_product<TEST_EXECSPACE>(a, b, o);
   EXPECT_EQ(narrow.find("bitmap"), std::string::npos) << narrow;
   expect_matches_reference<TEST_EXECSPACE>(a, b, o, "bitmap asked, scratch too small");
+}
+
+TEST(TEST_CATEGORY, wide_rows_dense_scratch_takes_the_rows_it_fits) {
+  // Rows of ~1,300 of B's 2,000 columns: values and bitmap (16 KB) fit every backend's scratch.
+  const auto wa = KokkosSpGEMM::uniform_random<double, int, int>(200, 50, 20, 8);
+  const auto wb = KokkosSpGEMM::uniform_random<double, int, int>(50, 2000, 100, 9);
+  TestOptions o = wide_row_paths()[5];
+  const std::string d = describe_product<TEST_EXECSPACE>(wa, wb, o);
+  EXPECT_NE(d.find("(values in scratch)"), std::string::npos) << d;
+  o.wide_rows = KokkosSpGEMM::WideRows::Bitmap;
+  const std::string b = describe_product<TEST_EXECSPACE>(wa, wb, o);
+  EXPECT_EQ(b.find("(values in scratch)"), std::string::npos) << b;
+  EXPECT_NE(b.find("team-row/bitmap-dense"), std::string::npos) << b;
+  // B wider than any device's scratch holds as values (8 bytes a column): the bitmap with values in the pool.
+  const auto ta = KokkosSpGEMM::uniform_random<double, int, int>(8, 16, 8, 10);
+  const auto tb = KokkosSpGEMM::uniform_random<double, int, int>(16, 200000, 600, 11);
+  o = wide_row_paths()[5];
+  const std::string wide = describe_product<TEST_EXECSPACE>(ta, tb, o);
+  EXPECT_EQ(wide.find("(values in scratch)"), std::string::npos) << wide;
+  expect_matches_reference<TEST_EXECSPACE>(ta, tb, o, "8x16 * 16x200000, dense rows in scratch asked");
 }
 
 TEST(TEST_CATEGORY, wide_rows_bitmap_matches_the_reference) {

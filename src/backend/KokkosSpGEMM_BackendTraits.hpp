@@ -464,6 +464,87 @@ using Range = Kokkos::RangePolicy<ExecSpace, LightWeight, Traits...>;
 template <class ExecSpace, class... Traits>
 using Teams = Kokkos::TeamPolicy<ExecSpace, LightWeight, Traits...>;
 
+/// Level-0 scratch bytes a team of `threads` threads may take through parallel_for_teams: Kokkos' limit for its team
+/// policies, and on CUDA the block's opt-in limit (227 KB on H100, where Kokkos grants sharedMemPerBlock, 48 KB) less
+/// the space of the team's reductions.
+template <class ExecSpace>
+std::int64_t team_scratch_max(const ExecSpace& exec, int threads) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    return static_cast<std::int64_t>(exec.cuda_device_prop().sharedMemPerBlockOptin) -
+           static_cast<std::int64_t>(sizeof(double)) * (threads + 2);
+  }
+#endif
+  (void)exec;
+  (void)threads;
+  return Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
+}
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+/// CUDA teams launched past Kokkos' scratch limit: block r of the grid runs team r, with the member Kokkos' own team
+/// launch would give it (its reductions' space first, then the team's scratch).
+template <class Functor>
+__global__ void teams_past_kokkos_scratch(const Functor f, int league, unsigned reduce_bytes, unsigned scratch_bytes) {
+  extern __shared__ double2 kokkosspgemm_team_shared[];
+  for (int r = blockIdx.x; r < league; r += gridDim.x) {
+    if (r != static_cast<int>(blockIdx.x)) __syncthreads();  // the last team's scratch is free
+    f(Kokkos::Impl::CudaTeamMember(kokkosspgemm_team_shared, reduce_bytes, scratch_bytes, nullptr, 0, r, league));
+  }
+}
+#endif
+
+/// The largest team (threads, for `vector` lanes each) that parallel_for_teams can run f in with `scratch` bytes.
+template <class Policy, class Functor>
+int teams_max_team_size(const typename Policy::execution_space& exec, const Functor& f, int vector,
+                        std::size_t scratch) {
+  int team = Policy(exec, 1, 1, vector).team_size_max(f, Kokkos::ParallelForTag());
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  if constexpr (std::is_same<typename Policy::execution_space, Kokkos::Cuda>::value) {
+    if (static_cast<std::int64_t>(scratch) > Policy::scratch_size_max(0)) {
+      cudaFuncAttributes attributes;
+      KOKKOS_IMPL_CUDA_SAFE_CALL(cudaFuncGetAttributes(&attributes, teams_past_kokkos_scratch<Functor>));
+      team = std::min(team, attributes.maxThreadsPerBlock / vector);
+    }
+  }
+#endif
+  (void)scratch;
+  return team;
+}
+
+/// Kokkos::parallel_for over `league` teams of `team` threads with `vector` lanes and `scratch` bytes of level-0
+/// scratch a team. Within Kokkos' limit (Policy::scratch_size_max(0)) it is Kokkos' own team launch; past it, on
+/// CUDA, a launch of our own on the instance's stream with the kernel's dynamic shared memory raised to what it
+/// needs (up to team_scratch_max), the label reported to Kokkos' tools as Kokkos reports its kernels. Elsewhere
+/// scratch stays within Kokkos' limit (team_scratch_max).
+template <class Policy, class Functor>
+void parallel_for_teams(const std::string& label, const typename Policy::execution_space& exec, int league, int team,
+                        int vector, std::size_t scratch, const Functor& f) {
+  if (league <= 0) return;
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  if constexpr (std::is_same<typename Policy::execution_space, Kokkos::Cuda>::value) {
+    if (static_cast<std::int64_t>(scratch) > Policy::scratch_size_max(0)) {
+      const unsigned reduce = static_cast<unsigned>(sizeof(double) * (team + 2));
+      const std::size_t shared = reduce + scratch;
+      const auto kernel = teams_past_kokkos_scratch<Functor>;
+      KOKKOS_IMPL_CUDA_SAFE_CALL(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+      std::uint64_t id = 0;
+      if (Kokkos::Tools::profileLibraryLoaded()) {
+        Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(exec), &id);
+      }
+      kernel<<<league, dim3(vector, team, 1), shared, exec.cuda_stream()>>>(f, league, reduce,
+                                                                            static_cast<unsigned>(scratch));
+      KOKKOS_IMPL_CUDA_SAFE_CALL(cudaGetLastError());
+      if (Kokkos::Tools::profileLibraryLoaded()) Kokkos::Tools::endParallelFor(id);
+      return;
+    }
+  }
+#endif
+  Policy policy(exec, league, team, vector);
+  policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  Kokkos::parallel_for(label, policy, f);
+}
+
 /// Asks for huge pages under a fresh host view (see huge_page_min_bytes); nothing elsewhere or where refused.
 template <class View>
 void advise_huge_pages(const View& view) {

@@ -53,7 +53,7 @@ const std::vector<Command>& commands() {
        "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
        "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--check | --check-rows N]\n"
        "                        [--deterministic] [--no-position-map] [--replay auto|rows|tiles|scratch-rows]\n"
-       "                        [--wide-rows auto|hash|bitmap] [--profile] [--block-size B]\n"
+       "                        [--wide-rows auto|hash|bitmap|dense-scratch] [--profile] [--block-size B]\n"
        "                        [--semiring NAME] [--mask M [--complement]]\n",
        {"--a", "--b", "--algorithm", "--out", "--repeat", "--scratch-bytes", "--host-fraction", "--check-rows",
         "--replay", "--wide-rows", "--block-size", "--semiring", "--mask"},
@@ -253,7 +253,8 @@ MultiplySetup setup_multiply(const Args& args) {
   choose(args, "--wide-rows",
          {{"auto", KokkosSpGEMM::WideRows::Auto},
           {"hash", KokkosSpGEMM::WideRows::Hash},
-          {"bitmap", KokkosSpGEMM::WideRows::Bitmap}},
+          {"bitmap", KokkosSpGEMM::WideRows::Bitmap},
+          {"dense-scratch", KokkosSpGEMM::WideRows::DenseScratch}},
          s.tuning.wide_rows);
   s.tuning.scratch_bytes = static_cast<int>(number_flag<long long>(args, "--scratch-bytes", 0, 0, 1 << 30));
   s.repeat = static_cast<int>(number_flag<long long>(args, "--repeat", 3, 1, 1000000));

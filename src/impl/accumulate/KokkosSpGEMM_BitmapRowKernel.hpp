@@ -3,7 +3,10 @@
 // into a dense array of B.num_cols() values taken from the pool (a global atomic add): no probing, and no level-2
 // hash table whose every insert is a compare-and-swap in global memory. The row then comes out sorted by walking
 // the bitmap, which also clears the dense array for the team's next row. Its case: R-MAT hub rows (rows of C of
-// 16K-131K columns out of 262K), which crawl through level-2 hash tables.
+// 16K-131K columns out of 262K), which crawl through level-2 hash tables. Where B.num_cols() values fit the team's
+// scratch beside the bitmap (dense_in_scratch), the dense array is there instead (spECK's dense accumulator): the
+// team zeroes it and adds into scratch, with no pool and no global atomics; on CUDA such teams may take past Kokkos'
+// 48 KB (parallel_for_teams).
 #ifndef KOKKOSSPGEMM_BITMAPROWKERNEL_HPP
 #define KOKKOSSPGEMM_BITMAPROWKERNEL_HPP
 
@@ -32,12 +35,17 @@ struct TeamBitmapKernel {
 
   Views v;
   Perm perm;
-  std::int64_t first = 0;  // this bin's rows are perm[first, first + rows)
-  Ordinal width = 0;       // B's columns
-  int threads = 1;         // team size x vector length
-  Pool pool;               // numeric: chunks of `width` values, zero between rows
+  std::int64_t first = 0;         // this bin's rows are perm[first, first + rows)
+  Ordinal width = 0;              // B's columns
+  int threads = 1;                // team size x vector length
+  Pool pool;                      // numeric: chunks of `width` values, zero between rows
+  bool dense_in_scratch = false;  // numeric: the `width` values in the team's scratch instead of a pool chunk
 
   static std::size_t chunk_bytes(Ordinal width) { return static_cast<std::size_t>(width) * sizeof(Scalar); }
+  /// The team's scratch: the bitmap and its slots, and the values where dense_in_scratch.
+  std::size_t scratch_bytes() const {
+    return team_dense_scratch_bytes(width, threads, Numeric && dense_in_scratch ? sizeof(Scalar) : 0);
+  }
 
   /// The products of entry e of A: bits set, values added. WholeTeam: every thread and lane of the team split the
   /// entry's row of B; otherwise the calling thread's lanes do.
@@ -57,7 +65,13 @@ struct TeamBitmapKernel {
       } else {
         *word |= bit;  // a CPU team is one thread
       }
-      if constexpr (Numeric) accumulate<gpu>(dense + col, a_val * v.b_vals(b_begin + jj));
+      if constexpr (Numeric) {
+        if (dense_in_scratch) {
+          accumulate_in_scratch<gpu>(dense + col, a_val * v.b_vals(b_begin + jj));
+        } else {
+          accumulate<gpu>(dense + col, a_val * v.b_vals(b_begin + jj));
+        }
+      }
     };
     if constexpr (WholeTeam) {
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), body);
@@ -179,12 +193,21 @@ struct TeamBitmapKernel {
     std::int64_t* chunk = block_sums + scan_blocks + 1;
     Word* bits = static_cast<Word*>(team.team_shmem().get_shmem_aligned(nwords * sizeof(Word), 16));
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nwords), [&](const std::int64_t w) { bits[w] = 0; });
+    Scalar* dense = nullptr;
     if constexpr (Numeric) {
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { *chunk = pool.acquire(team.league_rank()); });
+      if (dense_in_scratch) {
+        dense = static_cast<Scalar*>(
+            team.team_shmem().get_shmem_aligned(static_cast<std::size_t>(width) * sizeof(Scalar), 16));
+        // Scalar() is the semiring's identity.
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, width), [&](const Ordinal j) { dense[j] = Scalar(); });
+      } else {
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { *chunk = pool.acquire(team.league_rank()); });
+      }
     }
     team.team_barrier();
-    Scalar* dense = nullptr;
-    if constexpr (Numeric) dense = reinterpret_cast<Scalar*>(pool.chunk(*chunk));
+    if constexpr (Numeric) {
+      if (!dense_in_scratch) dense = reinterpret_cast<Scalar*>(pool.chunk(*chunk));
+    }
 
     const auto a_begin = v.a_rows(row);
     const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
@@ -220,8 +243,10 @@ struct TeamBitmapKernel {
       } else {
         write_sorted(team, nwords, bits, dense, counts, block_sums, c_begin);
       }
-      team.team_barrier();  // the chunk is clean before it is given back
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(*chunk); });
+      if (!dense_in_scratch) {
+        team.team_barrier();  // the chunk is clean before it is given back
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(*chunk); });
+      }
     }
   }
 };

@@ -116,6 +116,8 @@ struct BinConfig {
   std::int64_t max_a_len = -1;
   /// The CPU dense accumulator's numeric rows without a branch on new columns (DenseRowKernel, dense_branch_free).
   bool branch_free = false;
+  /// TeamBitmap, numeric phase: the row's dense values in the team's scratch beside the bitmap, not in the pool.
+  bool dense_in_scratch = false;
 };
 
 /// The scratch bytes a team may use: the option, else the backend default, never more than the runtime maximum.
@@ -170,7 +172,7 @@ constexpr int team_row_max_team_size = 16;
 template <class ExecSpace>
 bool bitmap_serves(const Settings& options, std::int64_t b_cols, int threads, std::int64_t budget) {
   const bool wanted =
-      options.wide_rows == WideRows::Bitmap ||
+      options.wide_rows == WideRows::Bitmap || options.wide_rows == WideRows::DenseScratch ||
       (options.wide_rows == WideRows::Auto && BackendTraits<ExecSpace>::is_gpu && !options.deterministic);
   return wanted && static_cast<std::int64_t>(team_bitmap_scratch_bytes(b_cols, threads)) <= budget;
 }
@@ -182,6 +184,40 @@ void choose_wide_row_accumulator(BinConfig& c, std::int64_t b_cols, std::int64_t
       bitmap_serves<ExecSpace>(options, b_cols, c.team_size * c.vector_length, budget)) {
     c.kernel = RowKernel::TeamBitmap;
   }
+}
+
+/// Auto on GPUs: team-row bins whose bound reaches 1/dense_scratch_width_ratio of B's width take the bitmap
+/// accumulator with the row's values in scratch, where at least dense_scratch_min_teams such teams fit a
+/// multiprocessor. A row then costs its products (an OR and an add each, no probe) and a walk over B's width in
+/// words, no more than the row's entries, for its sorted write (no ranking of its entries); its values are zeroed
+/// in scratch and never touch the pool (spECK's dense accumulator). One team a multiprocessor (sinc18's 131 KB rows)
+/// was slower than the pool's dense rows (docs/performance.md, v50).
+constexpr std::int64_t dense_scratch_width_ratio = 16;
+constexpr int dense_scratch_min_teams = 2;
+
+/// Scratch bytes of the bitmap accumulator with value_bytes a column of the row's values in scratch too (0: the
+/// symbolic phase's bitmap alone).
+inline std::size_t team_dense_scratch_bytes(std::int64_t b_cols, int threads, std::size_t value_bytes) {
+  return team_bitmap_scratch_bytes(b_cols, threads) +
+         (value_bytes > 0 ? static_cast<std::size_t>(b_cols) * value_bytes + 16 : 0);
+}
+
+/// Gives a team-row bin the bitmap accumulator with its values in scratch (WideRows::DenseScratch, or Auto by
+/// dense_scratch_width_ratio on GPUs outside deterministic mode) where bitmap and values fit the most scratch a
+/// team can have (team_scratch_max: past Kokkos' limit on CUDA). value_bytes: a value's bytes, 0 in the symbolic
+/// phase (the bitmap alone).
+template <class ExecSpace>
+void choose_dense_scratch(BinConfig& c, std::int64_t b_cols, std::size_t value_bytes, const Settings& options) {
+  if (c.kernel != RowKernel::TeamRow && c.kernel != RowKernel::TeamBitmap) return;
+  const bool forced = options.wide_rows == WideRows::DenseScratch;
+  const bool automatic = options.wide_rows == WideRows::Auto && BackendTraits<ExecSpace>::is_gpu &&
+                         !options.deterministic && c.bound * dense_scratch_width_ratio >= b_cols;
+  const int threads = c.team_size * c.vector_length;
+  const auto bytes = static_cast<std::int64_t>(team_dense_scratch_bytes(b_cols, threads, value_bytes));
+  const std::int64_t most = team_scratch_max(ExecSpace(), threads);
+  if (!(forced && bytes <= most) && !(automatic && bytes * dense_scratch_min_teams <= most)) return;
+  c.kernel = RowKernel::TeamBitmap;
+  c.dense_in_scratch = value_bytes > 0;
 }
 
 /// Whether the hash family's bins take the CPU dense accumulator. On CPUs it beats the scratch hash, short rows
@@ -223,11 +259,12 @@ inline BinConfig configure_dense_rows(std::int64_t rows, std::int64_t bound, std
 /// entry_bytes: bytes per table slot (column, plus value in the numeric phase); mean_b_met: the mean row of B an
 /// entry of A meets (products over entries of A; 0: not known); most_products: the bin's longest row in products
 /// (0: not known); rank_bytes: bytes per pair of table slots a GPU thread row also holds to write its row sorted
-/// (a column and its table slot: the compact arrays of ThreadRowsKernel).
+/// (a column and its table slot: the compact arrays of ThreadRowsKernel); value_bytes: a value's bytes in the
+/// numeric phase, 0 in the symbolic phase (choose_dense_scratch).
 template <class ExecSpace>
 BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::size_t entry_bytes,
                         const Settings& options, std::int64_t mean_b_met = 0, std::int64_t most_products = 0,
-                        std::size_t rank_bytes = 0) {
+                        std::size_t rank_bytes = 0, std::size_t value_bytes = 0) {
   using Traits = BackendTraits<ExecSpace>;
   BinConfig c;
   c.bin = bin;
@@ -275,6 +312,7 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
     c.kernel = RowKernel::TeamRow;
     fit_level1(c, table, entry_bytes, budget);
     choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);
+    choose_dense_scratch<ExecSpace>(c, b_cols, value_bytes, options);
     return c;
   }
   const bool fills_device = rows * Traits::max_vector_length >= concurrency(ExecSpace());
@@ -335,6 +373,7 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
   }
   fit_level1(c, table, entry_bytes, budget);
   choose_wide_row_accumulator<ExecSpace>(c, b_cols, budget, options);
+  choose_dense_scratch<ExecSpace>(c, b_cols, value_bytes, options);
   // Rows of B a quarter of the lanes or shorter, and no row of the bin far beyond its bound: every thread and lane
   // of the team takes entries of A's row (one lane a row of B would leave 31 of 32 idle).
   if (Traits::is_gpu && c.kernel == RowKernel::TeamRow && mean_b_met > 0 && 4 * mean_b_met <= c.vector_length &&
@@ -367,7 +406,9 @@ inline std::string describe_bin(const BinConfig& c) {
   std::string s(line);
   if (c.kernel == RowKernel::Dense || c.may_spill) s += std::to_string(c.l2_entries);
   if (c.kernel == RowKernel::Dense && c.branch_free) s += " branch-free";
-  if (c.kernel == RowKernel::TeamBitmap) s += " (hash level 2 when the pool cannot hold dense rows)";
+  if (c.kernel == RowKernel::TeamBitmap) {
+    s += c.dense_in_scratch ? " (values in scratch)" : " (hash level 2 when the pool cannot hold dense rows)";
+  }
   return s;
 }
 

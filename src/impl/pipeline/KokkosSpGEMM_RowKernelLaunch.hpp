@@ -38,7 +38,7 @@ std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, con
   for (int b = 0; b < num_row_bins; ++b) {
     if (bins.count(b) > 0) {
       configs.push_back(configure_bin<ExecSpace>(b, bins.count(b), b_cols, entry_bytes, options, mean_b_met,
-                                                 bins.most(b), rank_bytes));
+                                                 bins.most(b), rank_bytes, Numeric ? sizeof(Scalar) : 0));
     }
   }
   return configs;
@@ -232,6 +232,7 @@ class RowKernelLauncher {
     }
     share_dense_pool();
     thread_rows_launch = thread_rows_launches<ExecSpace>(configs);
+    team_dense_launch = team_dense_launches(configs);
     team_row_launch = team_row_launches<ExecSpace, TeamRowKernel<ExecSpace, Numeric, Views, Perm>>(
         exec, configs, options.sorted, v.known_columns);
     for (const BinConfig& c : configs) {
@@ -274,7 +275,9 @@ class RowKernelLauncher {
         if (team_row_launch[index] == static_cast<int>(index)) team_row(c);
         return;
       case RowKernel::TeamBitmap:
-        return team_bitmap(c);
+        // -1: launched with an earlier bin.
+        if (team_dense_launch[index] >= 0) team_bitmap(c, configs[team_dense_launch[index]]);
+        return;
       case RowKernel::Merge:
         return merge(c);
       case RowKernel::RegisterMerge:
@@ -399,37 +402,76 @@ class RowKernelLauncher {
     Kokkos::parallel_for(phase + "team_row_bin_" + std::to_string(c.bin), policy, k);
   }
 
-  /// Wide rows: B's columns as a bitmap in scratch and a dense row of values a team from the pool.
-  void team_bitmap(const BinConfig& c) {
+  /// Adjacent bins of the bitmap accumulator without a pool (the symbolic phase's, and the numeric phase's with
+  /// their values in scratch) share one launch: a team's scratch is B's width whatever its row's length, and the
+  /// bins' rows are adjacent in the bins' order. For each config: the index of the last bin of its launch, or -1
+  /// where an earlier bin's launch holds it.
+  static std::vector<int> team_dense_launches(const std::vector<BinConfig>& configs) {
+    std::vector<int> last(configs.size(), -1);
+    const auto dense = [&](std::size_t i) {
+      return configs[i].kernel == RowKernel::TeamBitmap && (!Numeric || configs[i].dense_in_scratch);
+    };
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (configs[i].kernel != RowKernel::TeamBitmap) continue;
+      std::size_t j = i;
+      while (dense(i) && j + 1 < configs.size() && dense(j + 1) &&
+             configs[j + 1].vector_length == configs[i].vector_length) {
+        ++j;
+      }
+      last[i] = static_cast<int>(j);
+      i = j;
+    }
+    return last;
+  }
+
+  /// Wide rows: B's columns as a bitmap in scratch and a dense row of values a team from the pool, or in scratch
+  /// too (c.dense_in_scratch), for the bins c to last (one launch, in the largest team among them).
+  void team_bitmap(const BinConfig& c, const BinConfig& last) {
     const std::int64_t first = bins.offsets[c.bin];
     using Kernel = TeamBitmapKernel<ExecSpace, Numeric, Views, Perm>;
     const Ordinal width = static_cast<Ordinal>(v.b_num_cols);
+    const bool in_scratch = Numeric && c.dense_in_scratch;
+    std::int64_t rows = 0;
+    int team_size = 1;
+    for (const BinConfig* b = &c; b <= &last; ++b) {
+      rows += b->rows;
+      team_size = max_of(team_size, b->team_size);
+    }
     Pool pool;
     if constexpr (Numeric) {
       // A dense row a team: where the pool's cap holds too few of them for the teams, hash tables serve.
       const std::size_t chunk = Kernel::chunk_bytes(width);
       std::size_t cap = options.pool_bytes_limit;
       if (pool_budget > 0 && (cap == 0 || pool_budget < cap)) cap = pool_budget;
-      if (cap > 0 && static_cast<std::int64_t>(cap / chunk) < min_of<std::int64_t>(c.rows, min_bitmap_chunks)) {
+      if (!in_scratch && cap > 0 &&
+          static_cast<std::int64_t>(cap / chunk) < min_of<std::int64_t>(c.rows, min_bitmap_chunks)) {
         team_row(c);
         return;
       }
-      pool = Pool(exec, workspace, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
-      // A semiring's identity (min-plus: +infinity) is not zero bytes: its dense rows start at it instead.
-      if (!default_is_zero_bytes<typename Views::scalar_type>()) {
-        Kokkos::parallel_for(phase + "team_bitmap_identity", Impl::Range<ExecSpace>(exec, 0, pool.num_chunks() * width),
-                             FillChunks<Pool, typename Views::scalar_type>{pool, width});
+      if (!in_scratch) {
+        pool =
+            Pool(exec, workspace, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
+        // A semiring's identity (min-plus: +infinity) is not zero bytes: its dense rows start at it instead.
+        if (!default_is_zero_bytes<typename Views::scalar_type>()) {
+          Kokkos::parallel_for(phase + "team_bitmap_identity",
+                               Impl::Range<ExecSpace>(exec, 0, pool.num_chunks() * width),
+                               FillChunks<Pool, typename Views::scalar_type>{pool, width});
+        }
+        pool_peak = max_of(pool_peak, pool.total_bytes());
       }
-      pool_peak = max_of(pool_peak, pool.total_bytes());
     }
     Kernel k{v, bins.perm, first, width, 1, pool};
-    // Within what the device can launch of this kernel (registers per thread bound the team).
-    const int team = min_of(
-        c.team_size, typename Kernel::Policy(exec, 1, 1, c.vector_length).team_size_max(k, Kokkos::ParallelForTag()));
+    k.dense_in_scratch = in_scratch;
+    k.threads = team_size * c.vector_length;
+    // Within what the device can launch of this kernel (registers per thread bound the team; the scratch of its
+    // slots then shrinks with it).
+    const int team =
+        min_of(team_size, teams_max_team_size<typename Kernel::Policy>(exec, k, c.vector_length, k.scratch_bytes()));
     k.threads = team * c.vector_length;
-    typename Kernel::Policy policy(exec, static_cast<int>(c.rows), team, c.vector_length);
-    policy.set_scratch_size(0, Kokkos::PerTeam(team_bitmap_scratch_bytes(width, k.threads)));
-    Kokkos::parallel_for(phase + "team_bitmap_bin_" + std::to_string(c.bin), policy, k);
+    std::string name = phase + (in_scratch ? "team_dense_bin_" : "team_bitmap_bin_") + std::to_string(c.bin);
+    if (last.bin != c.bin) name += "_to_" + std::to_string(last.bin);
+    parallel_for_teams<typename Kernel::Policy>(name, exec, static_cast<int>(rows), team, c.vector_length,
+                                                k.scratch_bytes(), k);
   }
 
   void merge(const BinConfig& c) {
@@ -553,7 +595,7 @@ class RowKernelLauncher {
   std::size_t pool_peak = 0;
   BinConfig dense_shared;  // rows: all dense bins' rows; bound: their largest
   Pool dense_pool;
-  std::vector<int> thread_rows_launch, team_row_launch;
+  std::vector<int> thread_rows_launch, team_row_launch, team_dense_launch;
 };
 
 /// Runs the bins' kernels; returns the largest pool it allocated, in bytes. pool_budget (0: none) bounds each pool.
