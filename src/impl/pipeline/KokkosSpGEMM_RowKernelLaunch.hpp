@@ -232,7 +232,7 @@ class RowKernelLauncher {
     }
     share_dense_pool();
     thread_rows_launch = thread_rows_launches<ExecSpace>(configs);
-    team_dense_launch = team_dense_launches(configs);
+    team_dense_launch = team_dense_launches();
     team_row_launch = team_row_launches<ExecSpace, TeamRowKernel<ExecSpace, Numeric, Views, Perm>>(
         exec, configs, options.sorted, v.known_columns);
     for (const BinConfig& c : configs) {
@@ -404,18 +404,27 @@ class RowKernelLauncher {
 
   /// Adjacent bins of the bitmap accumulator without a pool (the symbolic phase's, and the numeric phase's with
   /// their values in scratch) share one launch: a team's scratch is B's width whatever its row's length, and the
-  /// bins' rows are adjacent in the bins' order. For each config: the index of the last bin of its launch, or -1
-  /// where an earlier bin's launch holds it.
-  static std::vector<int> team_dense_launches(const std::vector<BinConfig>& configs) {
+  /// bins' rows are adjacent in the bins' order. The launch takes the largest team among them, while its scratch
+  /// still fits. For each config: the index of the last bin of its launch, or -1 where an earlier bin's launch
+  /// holds it.
+  std::vector<int> team_dense_launches() const {
     std::vector<int> last(configs.size(), -1);
     const auto dense = [&](std::size_t i) {
       return configs[i].kernel == RowKernel::TeamBitmap && (!Numeric || configs[i].dense_in_scratch);
     };
+    const auto fits = [&](int threads) {
+      const std::size_t value_bytes = Numeric ? sizeof(typename Views::scalar_type) : 0;
+      return static_cast<std::int64_t>(team_dense_scratch_bytes(v.b_num_cols, threads, value_bytes)) <=
+             team_scratch_max(exec, threads);
+    };
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (configs[i].kernel != RowKernel::TeamBitmap) continue;
       std::size_t j = i;
+      int team = configs[i].team_size;
       while (dense(i) && j + 1 < configs.size() && dense(j + 1) &&
-             configs[j + 1].vector_length == configs[i].vector_length) {
+             configs[j + 1].vector_length == configs[i].vector_length &&
+             fits(max_of(team, configs[j + 1].team_size) * configs[i].vector_length)) {
+        team = max_of(team, configs[j + 1].team_size);
         ++j;
       }
       last[i] = static_cast<int>(j);
