@@ -202,6 +202,15 @@ inline std::size_t team_dense_scratch_bytes(std::int64_t b_cols, int threads, st
          (value_bytes > 0 ? static_cast<std::size_t>(b_cols) * value_bytes + 16 : 0);
 }
 
+/// Whether `teams` teams of `threads` threads with the bitmap accumulator (and value_bytes a column of values in
+/// scratch) fit the most scratch a team can have (team_scratch_max: past Kokkos' limit on CUDA).
+template <class ExecSpace>
+bool team_dense_scratch_fits(const ExecSpace& exec, std::int64_t b_cols, int threads, std::size_t value_bytes,
+                             int teams = 1) {
+  return static_cast<std::int64_t>(team_dense_scratch_bytes(b_cols, threads, value_bytes)) * teams <=
+         team_scratch_max(exec, threads);
+}
+
 /// Gives a team-row bin the bitmap accumulator with its values in scratch (WideRows::DenseScratch, or Auto by
 /// dense_scratch_width_ratio on GPUs outside deterministic mode) where bitmap and values fit the most scratch a
 /// team can have (team_scratch_max: past Kokkos' limit on CUDA). value_bytes: a value's bytes, 0 in the symbolic
@@ -213,9 +222,11 @@ void choose_dense_scratch(BinConfig& c, std::int64_t b_cols, std::size_t value_b
   const bool automatic = options.wide_rows == WideRows::Auto && BackendTraits<ExecSpace>::is_gpu &&
                          !options.deterministic && c.bound * dense_scratch_width_ratio >= b_cols;
   const int threads = c.team_size * c.vector_length;
-  const auto bytes = static_cast<std::int64_t>(team_dense_scratch_bytes(b_cols, threads, value_bytes));
-  const std::int64_t most = team_scratch_max(ExecSpace(), threads);
-  if (!(forced && bytes <= most) && !(automatic && bytes * dense_scratch_min_teams <= most)) return;
+  const ExecSpace exec;
+  if (!(forced && team_dense_scratch_fits(exec, b_cols, threads, value_bytes)) &&
+      !(automatic && team_dense_scratch_fits(exec, b_cols, threads, value_bytes, dense_scratch_min_teams))) {
+    return;
+  }
   c.kernel = RowKernel::TeamBitmap;
   c.dense_in_scratch = value_bytes > 0;
 }

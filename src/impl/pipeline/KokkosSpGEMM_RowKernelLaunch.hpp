@@ -413,9 +413,7 @@ class RowKernelLauncher {
       return configs[i].kernel == RowKernel::TeamBitmap && (!Numeric || configs[i].dense_in_scratch);
     };
     const auto fits = [&](int threads) {
-      const std::size_t value_bytes = Numeric ? sizeof(typename Views::scalar_type) : 0;
-      return static_cast<std::int64_t>(team_dense_scratch_bytes(v.b_num_cols, threads, value_bytes)) <=
-             team_scratch_max(exec, threads);
+      return team_dense_scratch_fits(exec, v.b_num_cols, threads, Numeric ? sizeof(typename Views::scalar_type) : 0);
     };
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (configs[i].kernel != RowKernel::TeamBitmap) continue;
@@ -447,27 +445,22 @@ class RowKernelLauncher {
       team_size = max_of(team_size, b->team_size);
     }
     Pool pool;
-    if constexpr (Numeric) {
+    if (Numeric && !in_scratch) {
       // A dense row a team: where the pool's cap holds too few of them for the teams, hash tables serve.
       const std::size_t chunk = Kernel::chunk_bytes(width);
       std::size_t cap = options.pool_bytes_limit;
       if (pool_budget > 0 && (cap == 0 || pool_budget < cap)) cap = pool_budget;
-      if (!in_scratch && cap > 0 &&
-          static_cast<std::int64_t>(cap / chunk) < min_of<std::int64_t>(c.rows, min_bitmap_chunks)) {
+      if (cap > 0 && static_cast<std::int64_t>(cap / chunk) < min_of<std::int64_t>(c.rows, min_bitmap_chunks)) {
         team_row(c);
         return;
       }
-      if (!in_scratch) {
-        pool =
-            Pool(exec, workspace, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
-        // A semiring's identity (min-plus: +infinity) is not zero bytes: its dense rows start at it instead.
-        if (!default_is_zero_bytes<typename Views::scalar_type>()) {
-          Kokkos::parallel_for(phase + "team_bitmap_identity",
-                               Impl::Range<ExecSpace>(exec, 0, pool.num_chunks() * width),
-                               FillChunks<Pool, typename Views::scalar_type>{pool, width});
-        }
-        pool_peak = max_of(pool_peak, pool.total_bytes());
+      pool = Pool(exec, workspace, budgeted_pool_chunks(exec, c, chunk, options, pool_budget, phase_name), chunk, true);
+      // A semiring's identity (min-plus: +infinity) is not zero bytes: its dense rows start at it instead.
+      if (!default_is_zero_bytes<typename Views::scalar_type>()) {
+        Kokkos::parallel_for(phase + "team_bitmap_identity", Impl::Range<ExecSpace>(exec, 0, pool.num_chunks() * width),
+                             FillChunks<Pool, typename Views::scalar_type>{pool, width});
       }
+      pool_peak = max_of(pool_peak, pool.total_bytes());
     }
     Kernel k{v, bins.perm, first, width, 1, pool};
     k.dense_in_scratch = in_scratch;
