@@ -141,6 +141,11 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     hash.wide_rows = KokkosSpGEMM::WideRows::Hash;
     variants.push_back({"ours_widehash", hash});
   }
+  if (args.onequeue) {
+    OursVariant one;
+    one.launch_queues = 1;
+    variants.push_back({"ours_onequeue", one});
+  }
   if (args.unsorted) {
     OursVariant unsorted;
     unsorted.sorted = false;

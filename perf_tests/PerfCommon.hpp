@@ -299,6 +299,7 @@ struct PerfArgs {
   bool nomap = false;          ///< also ours without the position map (Tuning::reuse_positions off)
   bool rowreplay = false;      ///< also ours replaying the map a row per thread or team (ReplayShape::Rows)
   bool widehash = false;       ///< also ours with level-2 hash tables for rows past scratch (WideRows::Hash)
+  bool onequeue = false;       ///< also ours with every launch of a phase on its instance (Tuning::launch_queues 1)
   bool ours_only = false;      ///< no peers: two builds of ours compared in one call (PerfSpGEMM)
   int repeat = 5;
   std::string csv;
@@ -331,6 +332,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.rowreplay = true;
     } else if (k == "--widehash") {
       args.widehash = true;
+    } else if (k == "--onequeue") {
+      args.onequeue = true;
     } else if (k == "--ours-only") {
       args.ours_only = true;
     } else if (k == "--repeat" && i + 1 < argc) {
@@ -359,7 +362,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
     } else if (k.rfind("--kokkos", 0) != 0) {
       std::fprintf(
           stderr,
-          "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--widehash] [--ours-only] "
+          "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--widehash] [--onequeue] "
+          "[--ours-only] "
           "[--repeat N] "
           "[--cache-limit BYTES] [--csv FILE] [--matrices DIR] "
           "[--case NAME]... [--matrix FILE]... "

@@ -71,6 +71,9 @@ struct Tuning {
   WideRows wide_rows = WideRows::Auto;
   /// The block product's row split (see BlockRows); Options::deterministic takes Threads whatever this says.
   BlockRows block_rows = BlockRows::Auto;
+  /// GPUs: the streams a phase spreads its bins' launches over (its instance's and side streams of the library's),
+  /// so that one bin's last teams run beside the next bin's; 1 keeps every launch on the instance. CPUs: always 1.
+  int launch_queues = 4;
 };
 
 namespace Impl {

@@ -1,9 +1,13 @@
 // Products that run at the same time: on several execution space instances of one device (CUDA streams) with their
 // calls interleaved and no fence between instances, and from several host threads with their own handles and
-// instances. Every C is checked against the reference; the temporary cache serves them all.
+// instances; and one product's bins side by side on streams of its own (Tuning::launch_queues). Every C is checked
+// against the reference; the temporary cache serves them all.
 #include <SpGEMMTestHelpers.hpp>
 
+#include <cstdint>
+#include <cstring>
 #include <exception>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -127,6 +131,47 @@ TEST(TEST_CATEGORY, products_from_several_host_threads) {
     runs[i].expect_right("thread " + std::to_string(i));
   }
 #endif
+}
+
+/// The instances (Kokkos' tools' device ids, which name the instance) that the kernels of both phases were launched
+/// on, while recording.
+struct RowLaunches {
+  static std::vector<std::uint32_t>& devices() {
+    static std::vector<std::uint32_t> d;
+    return d;
+  }
+  static void begin(const char* name, const std::uint32_t device, std::uint64_t*) {
+    const bool phase = std::strncmp(name, "KokkosSpGEMM::Symbolic::", 24) == 0 ||
+                       std::strncmp(name, "KokkosSpGEMM::Numeric::", 23) == 0;
+    if (phase) devices().push_back(device);
+  }
+};
+
+TEST(TEST_CATEGORY, bins_launch_side_by_side_on_gpus) {
+  using Exec = TEST_EXECSPACE;
+  // R-MAT: rows of every length, so both phases have many bins, most without a pool.
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(12, 8, 5);
+  for (const int queues : {1, 2, 4}) {
+    TestOptions o;
+    o.launch_queues = queues;
+    RowLaunches::devices().clear();
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&RowLaunches::begin);
+    expect_matches_reference<Exec>(a, a, o, "launch_queues " + std::to_string(queues));
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+    const auto& seen = RowLaunches::devices();
+    const std::set<std::uint32_t> instances(seen.begin(), seen.end());
+    EXPECT_GE(seen.size(), 2u) << "row-kernel launches of both phases";
+    if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu && queues > 1) {
+      // A phase spreads three or more launches without a pool: two queues are used, four where there are four.
+      EXPECT_GE(seen.size(), 4u) << "row-kernel launches of both phases";
+      if (queues == 2) EXPECT_EQ(instances.size(), 2u) << "launches on " << instances.size() << " instances";
+      EXPECT_GE(instances.size(), 2u) << "launches on " << instances.size() << " instances";
+      EXPECT_LE(instances.size(), static_cast<std::size_t>(queues))
+          << "launches on " << instances.size() << " instances";
+    } else {
+      EXPECT_EQ(instances.size(), 1u) << "launches on " << instances.size() << " instances";
+    }
+  }
 }
 
 }  // namespace KokkosSpGEMMTest

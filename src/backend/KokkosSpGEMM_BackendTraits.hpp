@@ -267,6 +267,119 @@ struct PinnedHostSpace {
   using type = Kokkos::HostSpace;
 };
 
+/// Launches that may run side by side: a phase's independent launches spread over its instance and up to
+/// `queues - 1` side instances of the same device (streams), each side starting after what was queued on the
+/// instance before it, and the instance waiting for every side used when this object ends; the sides' sets are the
+/// library's, one set a concurrent user. Host spaces launch everything on the instance.
+template <class ExecSpace>
+class LaunchQueues {
+ public:
+  LaunchQueues(const ExecSpace& exec, int) : m_exec(exec) {}
+  /// The instance of the next launch.
+  ExecSpace next() { return m_exec; }
+
+ private:
+  ExecSpace m_exec;
+};
+
+/// GPU LaunchQueues over a stream API (Api: the stream and event calls of CUDA or HIP, below).
+template <class ExecSpace, class Api>
+class StreamLaunchQueues {
+ public:
+  StreamLaunchQueues(const ExecSpace& exec, int queues) : m_exec(exec), m_queues(queues < 1 ? 1 : queues) {}
+  StreamLaunchQueues(const StreamLaunchQueues&) = delete;
+  StreamLaunchQueues& operator=(const StreamLaunchQueues&) = delete;
+  ~StreamLaunchQueues() {
+    if (m_set == nullptr) return;
+    for (std::size_t k = 0; k < m_set->sides.size(); ++k) {
+      if (!m_started[k]) continue;
+      Api::record(m_set->joined[k], Api::stream(m_set->sides[k]));
+      Api::wait(Api::stream(m_exec), m_set->joined[k]);
+    }
+    Sets::give_back(m_set);
+  }
+
+  /// The instance of the next launch: the instance and its sides in turn.
+  ExecSpace next() {
+    const int turn = m_turn++ % m_queues;
+    if (turn == 0) return m_exec;
+    if (m_set == nullptr) {
+      m_set = Sets::lease(Api::device(m_exec), m_queues - 1);
+      m_started.assign(m_set->sides.size(), false);
+      Api::record(m_set->fork, Api::stream(m_exec));
+    }
+    const std::size_t k = static_cast<std::size_t>(turn - 1);
+    if (!m_started[k]) {
+      Api::wait(Api::stream(m_set->sides[k]), m_set->fork);
+      m_started[k] = true;
+    }
+    return m_set->sides[k];
+  }
+
+ private:
+  struct Set {
+    int device = 0;
+    std::vector<ExecSpace> sides;
+    typename Api::Event fork{};
+    std::vector<typename Api::Event> joined;
+  };
+  /// Sets of side instances, leased one a user at a time; made at first need, destroyed with Kokkos.
+  struct Sets {
+    static std::mutex& lock() {
+      static std::mutex m;
+      return m;
+    }
+    static std::vector<Set*>& free_sets() {
+      static std::vector<Set*> sets;
+      return sets;
+    }
+    static Set* lease(int device, int sides) {
+      {
+        std::lock_guard<std::mutex> guard(lock());
+        auto& sets = free_sets();
+        for (auto it = sets.begin(); it != sets.end(); ++it) {
+          if ((*it)->device == device && static_cast<int>((*it)->sides.size()) == sides) {
+            Set* s = *it;
+            sets.erase(it);
+            return s;
+          }
+        }
+        static bool hooked = false;
+        if (!hooked) {
+          hooked = true;
+          Kokkos::push_finalize_hook([] {
+            std::lock_guard<std::mutex> g(lock());
+            for (Set* s : free_sets()) {
+              Api::destroy(s->fork);
+              for (auto& e : s->joined) Api::destroy(e);
+              delete s;
+            }
+            free_sets().clear();
+          });
+        }
+      }
+      Set* s = new Set;
+      s->device = device;
+      s->fork = Api::event();
+      for (int k = 0; k < sides; ++k) {
+        s->sides.push_back(Api::make(device));
+        s->joined.push_back(Api::event());
+      }
+      return s;
+    }
+    static void give_back(Set* s) {
+      std::lock_guard<std::mutex> guard(lock());
+      free_sets().push_back(s);
+    }
+  };
+
+  ExecSpace m_exec;
+  int m_queues;
+  int m_turn = 0;
+  Set* m_set = nullptr;
+  std::vector<bool> m_started;
+};
+
 }  // namespace Impl
 }  // namespace KokkosSpGEMM
 
@@ -307,6 +420,36 @@ template <>
 struct PinnedHostSpace<Kokkos::Cuda> {
   using type = Kokkos::CudaHostPinnedSpace;
 };
+
+struct CudaQueueApi {
+  using Event = cudaEvent_t;
+  static cudaStream_t stream(const Kokkos::Cuda& exec) { return exec.cuda_stream(); }
+  static int device(const Kokkos::Cuda& exec) { return exec.cuda_device(); }
+  static Kokkos::Cuda make(int device) {
+    int current = 0;
+    KOKKOS_IMPL_CUDA_SAFE_CALL(cudaGetDevice(&current));
+    KOKKOS_IMPL_CUDA_SAFE_CALL(cudaSetDevice(device));
+    cudaStream_t s = nullptr;
+    KOKKOS_IMPL_CUDA_SAFE_CALL(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    Kokkos::Cuda made(s, Kokkos::Impl::ManageStream::yes);
+    KOKKOS_IMPL_CUDA_SAFE_CALL(cudaSetDevice(current));
+    return made;
+  }
+  static Event event() {
+    Event e = nullptr;
+    KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    return e;
+  }
+  static void record(Event e, cudaStream_t s) { KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventRecord(e, s)); }
+  static void wait(cudaStream_t s, Event e) { KOKKOS_IMPL_CUDA_SAFE_CALL(cudaStreamWaitEvent(s, e, 0)); }
+  static void destroy(Event e) { cudaEventDestroy(e); }
+};
+
+template <>
+class LaunchQueues<Kokkos::Cuda> : public StreamLaunchQueues<Kokkos::Cuda, CudaQueueApi> {
+ public:
+  using StreamLaunchQueues<Kokkos::Cuda, CudaQueueApi>::StreamLaunchQueues;
+};
 }  // namespace Impl
 }  // namespace KokkosSpGEMM
 #endif
@@ -345,6 +488,36 @@ class QueueMark<Kokkos::HIP> {
 template <>
 struct PinnedHostSpace<Kokkos::HIP> {
   using type = Kokkos::HIPHostPinnedSpace;
+};
+
+struct HipQueueApi {
+  using Event = hipEvent_t;
+  static hipStream_t stream(const Kokkos::HIP& exec) { return exec.hip_stream(); }
+  static int device(const Kokkos::HIP& exec) { return exec.hip_device(); }
+  static Kokkos::HIP make(int device) {
+    int current = 0;
+    KOKKOS_IMPL_HIP_SAFE_CALL(hipGetDevice(&current));
+    KOKKOS_IMPL_HIP_SAFE_CALL(hipSetDevice(device));
+    hipStream_t s = nullptr;
+    KOKKOS_IMPL_HIP_SAFE_CALL(hipStreamCreateWithFlags(&s, hipStreamNonBlocking));
+    Kokkos::HIP made(s, Kokkos::Impl::ManageStream::yes);
+    KOKKOS_IMPL_HIP_SAFE_CALL(hipSetDevice(current));
+    return made;
+  }
+  static Event event() {
+    Event e = nullptr;
+    KOKKOS_IMPL_HIP_SAFE_CALL(hipEventCreateWithFlags(&e, hipEventDisableTiming));
+    return e;
+  }
+  static void record(Event e, hipStream_t s) { KOKKOS_IMPL_HIP_SAFE_CALL(hipEventRecord(e, s)); }
+  static void wait(hipStream_t s, Event e) { KOKKOS_IMPL_HIP_SAFE_CALL(hipStreamWaitEvent(s, e, 0)); }
+  static void destroy(Event e) { (void)hipEventDestroy(e); }
+};
+
+template <>
+class LaunchQueues<Kokkos::HIP> : public StreamLaunchQueues<Kokkos::HIP, HipQueueApi> {
+ public:
+  using StreamLaunchQueues<Kokkos::HIP, HipQueueApi>::StreamLaunchQueues;
 };
 }  // namespace Impl
 }  // namespace KokkosSpGEMM

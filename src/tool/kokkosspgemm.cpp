@@ -54,9 +54,9 @@ const std::vector<Command>& commands() {
        "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--check | --check-rows N]\n"
        "                        [--deterministic] [--no-position-map] [--replay auto|rows|tiles|scratch-rows]\n"
        "                        [--wide-rows auto|hash|bitmap|dense-scratch] [--profile] [--block-size B]\n"
-       "                        [--semiring NAME] [--mask M [--complement]]\n",
+       "                        [--launch-queues N] [--semiring NAME] [--mask M [--complement]]\n",
        {"--a", "--b", "--algorithm", "--out", "--repeat", "--scratch-bytes", "--host-fraction", "--check-rows",
-        "--replay", "--wide-rows", "--block-size", "--semiring", "--mask"},
+        "--replay", "--wide-rows", "--block-size", "--semiring", "--mask", "--launch-queues"},
        {"--transpose-b", "--unsorted", "--check", "--deterministic", "--no-position-map", "--profile", "--complement"},
        "  C = A*B (B defaults to A; --transpose-b: A*B^T), timed: symbolic, numeric, one-shot and reuse calls.\n"
        "  --algorithm: a name of list-algorithms (default auto). --repeat N >= 1 (default 3): rounds timed after\n"
@@ -64,6 +64,7 @@ const std::vector<Command>& commands() {
        "  that share of the products on the host, the rest on the device, at once. --check: C against the\n"
        "  reference; --check-rows N >= 1: N random rows and the 4 longest only, for a huge C. --profile: time per\n"
        "  kernel, copies and allocations of a one-shot and of reuse calls (CUDA_LAUNCH_BLOCKING=1 on GPUs).\n"
+       "  --launch-queues N in [1, 16]: streams a phase spreads its bins' launches over on GPUs (default 4).\n"
        "  --block-size B >= 1: A and B as BSR matrices of B x B blocks (dimensions multiples of B; a block is\n"
        "  stored wherever the file has an entry in it), the block product timed; --out writes C's point form, every\n"
        "  block in full. With B: --transpose-b, --deterministic, --scratch-bytes, --check, --out and --repeat.\n"
@@ -257,6 +258,8 @@ MultiplySetup setup_multiply(const Args& args) {
           {"dense-scratch", KokkosSpGEMM::WideRows::DenseScratch}},
          s.tuning.wide_rows);
   s.tuning.scratch_bytes = static_cast<int>(number_flag<long long>(args, "--scratch-bytes", 0, 0, 1 << 30));
+  s.tuning.launch_queues =
+      static_cast<int>(number_flag<long long>(args, "--launch-queues", s.tuning.launch_queues, 1, 16));
   s.repeat = static_cast<int>(number_flag<long long>(args, "--repeat", 3, 1, 1000000));
   s.split.host_fraction = number_flag(args, "--host-fraction", 0.0, 0.0, 1.0);
   if (args.has("--check") && args.values.count("--check-rows")) {
@@ -265,7 +268,8 @@ MultiplySetup setup_multiply(const Args& args) {
   s.check_rows = number_flag<long long>(args, "--check-rows", 0, 1, 1000000000);
   s.block = static_cast<int>(number_flag<long long>(args, "--block-size", 0, 1, 64));
   if (s.block > 0) {
-    for (const char* flag : {"--algorithm", "--host-fraction", "--check-rows", "--replay", "--wide-rows"}) {
+    for (const char* flag :
+         {"--algorithm", "--host-fraction", "--check-rows", "--replay", "--wide-rows", "--launch-queues"}) {
       if (args.values.count(flag)) throw UsageError(std::string(flag) + " does not apply to --block-size");
     }
     for (const char* flag : {"--unsorted", "--no-position-map", "--profile"}) {
@@ -286,7 +290,7 @@ MultiplySetup setup_multiply(const Args& args) {
   }
   if (!s.semiring.empty() || !s.mask.empty()) {
     for (const char* flag : {"--algorithm", "--host-fraction", "--check-rows", "--replay", "--wide-rows",
-                             "--block-size", "--scratch-bytes"}) {
+                             "--block-size", "--scratch-bytes", "--launch-queues"}) {
       if (args.values.count(flag)) throw UsageError(std::string(flag) + " does not apply to --semiring or --mask");
     }
     for (const char* flag : {"--unsorted", "--no-position-map", "--profile"}) {

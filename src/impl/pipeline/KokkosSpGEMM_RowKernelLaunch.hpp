@@ -1,5 +1,6 @@
-// Launches the configured kernel of every non-empty bin, for either phase; one launch per bin, on one execution
-// space instance, so bins run in order and pools can be freed as soon as their launch is done.
+// Launches the configured kernel of every non-empty bin, for either phase: adjacent bins may share a launch, and
+// on GPUs the launches without a pool run side by side on streams of the instance's device; launches with a pool
+// run in order on the phase's instance, so their pools are freed as soon as their launch is done.
 #ifndef KOKKOSSPGEMM_ROWKERNELLAUNCH_HPP
 #define KOKKOSSPGEMM_ROWKERNELLAUNCH_HPP
 
@@ -197,10 +198,10 @@ std::vector<int> team_row_launches(const ExecSpace& exec, const std::vector<BinC
   return last;
 }
 
-/// Runs the configured kernel of every non-empty bin of one phase, in bin order on one execution space instance.
-/// Pools come from the phase's workspace, each handed back when its bin is launched (kernels run in order);
-/// pool_budget (0: none) bounds each pool, and run() returns the largest pool allocated, in bytes. Bins of a research
-/// method go to Methods::launch_bin (MethodSet.hpp), compiled only where Methods has them.
+/// Fewest launches without a pool for a phase to spread them over LaunchQueues: two gained nothing for the events
+/// and streams they cost (measured: docs/performance.md, v51).
+constexpr int launch_queues_min_launches = 3;
+
 /// Writes Scalar() over the first `width` values of every chunk of a pool.
 template <class Pool, class Scalar>
 struct FillChunks {
@@ -211,12 +212,18 @@ struct FillChunks {
   }
 };
 
+/// Runs the configured kernel of every non-empty bin of one phase. Launches with a pool run in bin order on the
+/// phase's instance, each pool handed back to the phase's workspace when its bin is launched (kernels on one
+/// instance run in order); on GPUs the others run beside them on LaunchQueues' streams, joined before run()
+/// returns. pool_budget (0: none) bounds each pool, and run() returns the largest pool allocated, in bytes. Bins of a
+/// research method go to Methods::launch_bin (MethodSet.hpp), compiled only where Methods has them.
 template <bool Numeric, class Methods, class ExecSpace, class Views, class Bins>
 class RowKernelLauncher {
  public:
   RowKernelLauncher(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, const Bins& bins,
                     const std::vector<BinConfig>& configs, const Settings& options, std::size_t pool_budget)
-      : exec(exec),
+      : home(exec),
+        exec(exec),
         workspace(workspace),
         v(v),
         bins(bins),
@@ -235,7 +242,18 @@ class RowKernelLauncher {
     team_dense_launch = team_dense_launches();
     team_row_launch = team_row_launches<ExecSpace, TeamRowKernel<ExecSpace, Numeric, Views, Perm>>(
         exec, configs, options.sorted, v.known_columns);
-    for (const BinConfig& c : configs) {
+    // On GPUs the launches that take no pool run beside each other (LaunchQueues), in bin order (measured faster
+    // than longest rows first); launches with a pool stay in order on the phase's instance, which rewinds each pool
+    // after its launch.
+    int beside = 0;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (launches(i) && independent(configs[i])) ++beside;
+    }
+    const int queues =
+        BackendTraits<ExecSpace>::is_gpu && beside >= launch_queues_min_launches ? options.launch_queues : 1;
+    LaunchQueues<ExecSpace> launch_queues(home, queues);
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const BinConfig& c = configs[i];
       // The dense bins' shared pool stays taken for the bins after it.
       struct Rewind {
         Workspace<ExecSpace>& workspace;
@@ -245,8 +263,10 @@ class RowKernelLauncher {
           if (on) workspace.rewind(mark);
         }
       } rewind{workspace, workspace.mark(), c.kernel != RowKernel::Dense};
-      launch_bin(c, static_cast<std::size_t>(&c - configs.data()));
+      exec = queues > 1 && launches(i) && independent(c) ? launch_queues.next() : home;
+      launch_bin(c, i);
     }
+    exec = home;
     return pool_peak;
   }
 
@@ -254,6 +274,42 @@ class RowKernelLauncher {
   using Ordinal = typename Views::ordinal_type;
   using Perm = decltype(std::declval<Bins>().perm);
   using Pool = MemoryPool<typename ExecSpace::memory_space>;
+
+  /// Whether configs[i]'s turn launches a kernel (a bin in an earlier bin's launch does not).
+  bool launches(std::size_t i) const {
+    switch (configs[i].kernel) {
+      case RowKernel::Empty:
+      case RowKernel::ReplayRows:
+      case RowKernel::ReplayTeamRow:
+      case RowKernel::ReplayTiles:
+        return false;
+      case RowKernel::ThreadRows:
+        return thread_rows_launch[i] >= 0;
+      case RowKernel::TeamRow:
+        return team_row_launch[i] >= static_cast<int>(i);
+      case RowKernel::TeamBitmap:
+        return team_dense_launch[i] >= 0;
+      default:
+        return true;
+    }
+  }
+
+  /// Whether the launch of c takes nothing from the workspace (no pool), so that it may run beside others.
+  bool independent(const BinConfig& c) const {
+    switch (c.kernel) {
+      case RowKernel::Single:
+      case RowKernel::ThreadRows:
+      case RowKernel::RegisterMerge:
+      case RowKernel::RegisterAccumulate:
+        return true;
+      case RowKernel::TeamRow:
+        return !c.may_spill;  // a merged launch's bins never spill
+      case RowKernel::TeamBitmap:
+        return !Numeric || c.dense_in_scratch;
+      default:
+        return false;
+    }
+  }
 
   void launch_bin(const BinConfig& c, std::size_t index) {
     switch (c.kernel) {
@@ -587,7 +643,8 @@ class RowKernelLauncher {
 
   const char* phase_name = Numeric ? "spgemm_numeric" : "spgemm_symbolic";
   const std::string phase = Numeric ? "KokkosSpGEMM::Numeric::" : "KokkosSpGEMM::Symbolic::";
-  const ExecSpace& exec;
+  const ExecSpace home;  // the phase's instance
+  ExecSpace exec;        // the launch's: home, or a side queue of LaunchQueues
   Workspace<ExecSpace>& workspace;
   const Views& v;
   const Bins& bins;
