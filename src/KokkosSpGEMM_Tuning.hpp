@@ -74,6 +74,9 @@ struct Tuning {
   /// GPUs: the streams a phase spreads its bins' launches over (its instance's and side streams of the library's),
   /// so that one bin's last teams run beside the next bin's; 1 keeps every launch on the instance. CPUs: always 1.
   int launch_queues = 4;
+  /// GPUs, symbolic team rows: a row whose columns span no more than its table's bits (rows of B sorted) is counted
+  /// as bits of a window of that span instead of in its hash table. false: always the table.
+  bool column_windows = true;
 };
 
 namespace Impl {

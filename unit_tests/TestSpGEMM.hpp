@@ -466,4 +466,55 @@ TEST(TEST_CATEGORY, spgemm_random_family) {
   }
 }
 
+/// A (rows x cols) whose row i holds `per_row` distinct columns within `width` of its centre (i * stride, wrapped),
+/// the widths spread from narrow to wide over the rows; columns sorted in each row.
+inline HostCsr<double> banded_rows(int rows, int cols, int per_row, int stride, int min_width, int max_width,
+                                   std::uint64_t seed) {
+  std::vector<std::vector<std::pair<int, double>>> entries(rows);
+  std::uint64_t x = seed;
+  const auto next = [&]() {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x >> 33;
+  };
+  for (int i = 0; i < rows; ++i) {
+    const int width = min_width + static_cast<int>(static_cast<std::int64_t>(max_width - min_width) * i / rows);
+    const int centre = static_cast<int>((static_cast<std::int64_t>(i) * stride) % cols);
+    std::vector<int> picked;
+    while (static_cast<int>(picked.size()) < per_row) {
+      const int col = centre - width + static_cast<int>(next() % (2 * width + 1));
+      if (col < 0 || col >= cols || std::find(picked.begin(), picked.end(), col) != picked.end()) continue;
+      picked.push_back(col);
+    }
+    std::sort(picked.begin(), picked.end());
+    for (int col : picked) entries[i].push_back({col, 0.5 + static_cast<double>(next() % 7)});
+  }
+  return csr_from_rows<double>(rows, cols, entries);
+}
+
+// Symbolic team rows counted in a window of the row's column span (Tuning::column_windows, GPUs): rows of 729
+// products whose spans run from a few hundred columns to past every table's bits (so that rows on both sides of
+// the window's limit meet in one bin), the 3D 27-point stencil, B's rows reversed (a span read off their first and
+// last columns is wrong: those rows must be counted in their tables instead) and B repeating each entry; with
+// windows on and off, sorted and unsorted output, against the reference on every backend.
+TEST(TEST_CATEGORY, spgemm_team_rows_counted_in_column_windows) {
+  using M = HostCsr<double>;
+  const M a = banded_rows(3000, 100000, 27, 33, 100, 50000, 21);
+  const M b = banded_rows(100000, 300000, 27, 3, 50, 40000, 22);
+  const auto [b_twice, b_reversed] = repeated_and_reversed(b);
+  const M p27 = KokkosSpGEMM::poisson_3d_27pt<double, int, int>(14);
+  const auto [p27_twice, p27_reversed] = repeated_and_reversed(p27);
+  TestOptions unsorted, hash, no_windows;
+  unsorted.sorted = false;
+  hash.algorithm = KokkosSpGEMM::Algorithm::Hash;
+  no_windows.column_windows = false;
+  for (const TestOptions& o : {TestOptions(), unsorted, hash, no_windows}) {
+    expect_matches_reference<TEST_EXECSPACE>(a, b, o, "banded rows of every span");
+    expect_matches_reference<TEST_EXECSPACE>(a, b_reversed, o, "banded rows, B's rows reversed");
+    expect_matches_reference<TEST_EXECSPACE>(a, b_twice, o, "banded rows, B's entries twice");
+    expect_matches_reference<TEST_EXECSPACE>(p27, p27, o, "poisson_3d_27pt(14)^2");
+    expect_matches_reference<TEST_EXECSPACE>(p27, p27_reversed, o, "poisson_3d_27pt(14) * B reversed");
+    expect_matches_reference<TEST_EXECSPACE>(p27, p27_twice, o, "poisson_3d_27pt(14) * B twice");
+  }
+}
+
 }  // namespace KokkosSpGEMMTest

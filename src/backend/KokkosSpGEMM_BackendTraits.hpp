@@ -76,6 +76,15 @@ KOKKOS_INLINE_FUNCTION void scratch_add(T* p, const T& v) {
   Kokkos::atomic_add(p, v);
 }
 
+/// Sets bits of a 32-bit word in a team's level-0 scratch (the caller guarantees p points there).
+KOKKOS_INLINE_FUNCTION void scratch_or(unsigned* p, unsigned bits) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("red.shared.or.b32 [%0], %1;" ::"r"(shared_address(p)), "r"(bits) : "memory");
+#else
+  Kokkos::atomic_or(p, bits);
+#endif
+}
+
 constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
 
 /// Host arrays of at least this many bytes are backed by huge pages where Linux offers them on request
@@ -380,6 +389,33 @@ class StreamLaunchQueues {
   std::vector<bool> m_started;
 };
 
+/// GPU QueueMark over a stream API (Api, below): an event, made at the first record().
+template <class ExecSpace, class Api>
+class StreamQueueMark {
+ public:
+  StreamQueueMark() = default;
+  StreamQueueMark(const StreamQueueMark&) = delete;
+  StreamQueueMark& operator=(const StreamQueueMark&) = delete;
+  ~StreamQueueMark() {
+    if (m_made) Api::destroy(m_event);
+  }
+  void record(const ExecSpace& exec) {
+    if (!m_made) {
+      m_event = Api::event();
+      m_made = true;
+    }
+    Api::record(m_event, Api::stream(exec));
+  }
+  bool done() const { return !m_made || Api::passed(m_event); }
+  void wait() const {
+    if (m_made) Api::synchronize(m_event);
+  }
+
+ private:
+  typename Api::Event m_event{};
+  bool m_made = false;
+};
+
 }  // namespace Impl
 }  // namespace KokkosSpGEMM
 
@@ -388,34 +424,6 @@ class StreamLaunchQueues {
 
 namespace KokkosSpGEMM {
 namespace Impl {
-template <>
-class QueueMark<Kokkos::Cuda> {
- public:
-  QueueMark() = default;
-  QueueMark(const QueueMark&) = delete;
-  QueueMark& operator=(const QueueMark&) = delete;
-  ~QueueMark() {
-    if (m_event != nullptr) cudaEventDestroy(m_event);
-  }
-  void record(const Kokkos::Cuda& exec) {
-    if (m_event == nullptr) KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventCreateWithFlags(&m_event, cudaEventDisableTiming));
-    KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventRecord(m_event, exec.cuda_stream()));
-  }
-  bool done() const {
-    if (m_event == nullptr) return true;
-    const cudaError_t e = cudaEventQuery(m_event);
-    if (e == cudaErrorNotReady) return false;
-    KOKKOS_IMPL_CUDA_SAFE_CALL(e);
-    return true;
-  }
-  void wait() const {
-    if (m_event != nullptr) KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventSynchronize(m_event));
-  }
-
- private:
-  cudaEvent_t m_event = nullptr;
-};
-
 template <>
 struct PinnedHostSpace<Kokkos::Cuda> {
   using type = Kokkos::CudaHostPinnedSpace;
@@ -442,8 +450,19 @@ struct CudaQueueApi {
   }
   static void record(Event e, cudaStream_t s) { KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventRecord(e, s)); }
   static void wait(cudaStream_t s, Event e) { KOKKOS_IMPL_CUDA_SAFE_CALL(cudaStreamWaitEvent(s, e, 0)); }
+  /// Whether the work before e's record has finished, without waiting.
+  static bool passed(Event e) {
+    const cudaError_t r = cudaEventQuery(e);
+    if (r == cudaErrorNotReady) return false;
+    KOKKOS_IMPL_CUDA_SAFE_CALL(r);
+    return true;
+  }
+  static void synchronize(Event e) { KOKKOS_IMPL_CUDA_SAFE_CALL(cudaEventSynchronize(e)); }
   static void destroy(Event e) { cudaEventDestroy(e); }
 };
+
+template <>
+class QueueMark<Kokkos::Cuda> : public StreamQueueMark<Kokkos::Cuda, CudaQueueApi> {};
 
 template <>
 class LaunchQueues<Kokkos::Cuda> : public StreamLaunchQueues<Kokkos::Cuda, CudaQueueApi> {
@@ -457,34 +476,6 @@ class LaunchQueues<Kokkos::Cuda> : public StreamLaunchQueues<Kokkos::Cuda, CudaQ
 #if defined(KOKKOS_ENABLE_HIP)
 namespace KokkosSpGEMM {
 namespace Impl {
-template <>
-class QueueMark<Kokkos::HIP> {
- public:
-  QueueMark() = default;
-  QueueMark(const QueueMark&) = delete;
-  QueueMark& operator=(const QueueMark&) = delete;
-  ~QueueMark() {
-    if (m_event != nullptr) (void)hipEventDestroy(m_event);
-  }
-  void record(const Kokkos::HIP& exec) {
-    if (m_event == nullptr) KOKKOS_IMPL_HIP_SAFE_CALL(hipEventCreateWithFlags(&m_event, hipEventDisableTiming));
-    KOKKOS_IMPL_HIP_SAFE_CALL(hipEventRecord(m_event, exec.hip_stream()));
-  }
-  bool done() const {
-    if (m_event == nullptr) return true;
-    const hipError_t e = hipEventQuery(m_event);
-    if (e == hipErrorNotReady) return false;
-    KOKKOS_IMPL_HIP_SAFE_CALL(e);
-    return true;
-  }
-  void wait() const {
-    if (m_event != nullptr) KOKKOS_IMPL_HIP_SAFE_CALL(hipEventSynchronize(m_event));
-  }
-
- private:
-  hipEvent_t m_event = nullptr;
-};
-
 template <>
 struct PinnedHostSpace<Kokkos::HIP> {
   using type = Kokkos::HIPHostPinnedSpace;
@@ -511,8 +502,19 @@ struct HipQueueApi {
   }
   static void record(Event e, hipStream_t s) { KOKKOS_IMPL_HIP_SAFE_CALL(hipEventRecord(e, s)); }
   static void wait(hipStream_t s, Event e) { KOKKOS_IMPL_HIP_SAFE_CALL(hipStreamWaitEvent(s, e, 0)); }
+  /// Whether the work before e's record has finished, without waiting.
+  static bool passed(Event e) {
+    const hipError_t r = hipEventQuery(e);
+    if (r == hipErrorNotReady) return false;
+    KOKKOS_IMPL_HIP_SAFE_CALL(r);
+    return true;
+  }
+  static void synchronize(Event e) { KOKKOS_IMPL_HIP_SAFE_CALL(hipEventSynchronize(e)); }
   static void destroy(Event e) { (void)hipEventDestroy(e); }
 };
+
+template <>
+class QueueMark<Kokkos::HIP> : public StreamQueueMark<Kokkos::HIP, HipQueueApi> {};
 
 template <>
 class LaunchQueues<Kokkos::HIP> : public StreamLaunchQueues<Kokkos::HIP, HipQueueApi> {

@@ -54,10 +54,12 @@ const std::vector<Command>& commands() {
        "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--check | --check-rows N]\n"
        "                        [--deterministic] [--no-position-map] [--replay auto|rows|tiles|scratch-rows]\n"
        "                        [--wide-rows auto|hash|bitmap|dense-scratch] [--profile] [--block-size B]\n"
-       "                        [--launch-queues N] [--semiring NAME] [--mask M [--complement]]\n",
+       "                        [--launch-queues N] [--no-column-windows] [--semiring NAME]\n"
+       "                        [--mask M [--complement]]\n",
        {"--a", "--b", "--algorithm", "--out", "--repeat", "--scratch-bytes", "--host-fraction", "--check-rows",
         "--replay", "--wide-rows", "--block-size", "--semiring", "--mask", "--launch-queues"},
-       {"--transpose-b", "--unsorted", "--check", "--deterministic", "--no-position-map", "--profile", "--complement"},
+       {"--transpose-b", "--unsorted", "--check", "--deterministic", "--no-position-map", "--profile", "--complement",
+        "--no-column-windows"},
        "  C = A*B (B defaults to A; --transpose-b: A*B^T), timed: symbolic, numeric, one-shot and reuse calls.\n"
        "  --algorithm: a name of list-algorithms (default auto). --repeat N >= 1 (default 3): rounds timed after\n"
        "  a warm-up. --scratch-bytes N >= 0: team scratch per bin (0: the default). --host-fraction F in [0, 1]:\n"
@@ -65,6 +67,7 @@ const std::vector<Command>& commands() {
        "  reference; --check-rows N >= 1: N random rows and the 4 longest only, for a huge C. --profile: time per\n"
        "  kernel, copies and allocations of a one-shot and of reuse calls (CUDA_LAUNCH_BLOCKING=1 on GPUs).\n"
        "  --launch-queues N in [1, 16]: streams a phase spreads its bins' launches over on GPUs (default 4).\n"
+       "  --no-column-windows: GPU symbolic team rows always count in their hash tables.\n"
        "  --block-size B >= 1: A and B as BSR matrices of B x B blocks (dimensions multiples of B; a block is\n"
        "  stored wherever the file has an entry in it), the block product timed; --out writes C's point form, every\n"
        "  block in full. With B: --transpose-b, --deterministic, --scratch-bytes, --check, --out and --repeat.\n"
@@ -245,6 +248,7 @@ MultiplySetup setup_multiply(const Args& args) {
   s.options.sorted = !args.has("--unsorted");
   s.options.deterministic = args.has("--deterministic");
   s.tuning.reuse_positions = !args.has("--no-position-map");
+  s.tuning.column_windows = !args.has("--no-column-windows");
   choose(args, "--replay",
          {{"auto", KokkosSpGEMM::ReplayShape::Auto},
           {"rows", KokkosSpGEMM::ReplayShape::Rows},
@@ -272,7 +276,7 @@ MultiplySetup setup_multiply(const Args& args) {
          {"--algorithm", "--host-fraction", "--check-rows", "--replay", "--wide-rows", "--launch-queues"}) {
       if (args.values.count(flag)) throw UsageError(std::string(flag) + " does not apply to --block-size");
     }
-    for (const char* flag : {"--unsorted", "--no-position-map", "--profile"}) {
+    for (const char* flag : {"--unsorted", "--no-position-map", "--profile", "--no-column-windows"}) {
       if (args.has(flag)) throw UsageError(std::string(flag) + " does not apply to --block-size");
     }
   }
@@ -293,7 +297,7 @@ MultiplySetup setup_multiply(const Args& args) {
                              "--block-size", "--scratch-bytes", "--launch-queues"}) {
       if (args.values.count(flag)) throw UsageError(std::string(flag) + " does not apply to --semiring or --mask");
     }
-    for (const char* flag : {"--unsorted", "--no-position-map", "--profile"}) {
+    for (const char* flag : {"--unsorted", "--no-position-map", "--profile", "--no-column-windows"}) {
       if (args.has(flag)) throw UsageError(std::string(flag) + " does not apply to --semiring or --mask");
     }
   }

@@ -386,6 +386,35 @@ struct ThreadRowsKernel {
   }
 };
 
+/// The columns of one row of C as bits of a window from its lowest column, in a team's scratch (symbolic team rows
+/// on GPUs whose columns span no more than their table's bits: TeamRowKernel::count_in_column_window). A column
+/// outside [low, high] marks the row, whose span was then wrong (a row of B out of order).
+template <class Ordinal>
+struct ColumnWindow {
+  unsigned* words = nullptr;
+  Ordinal low = 0;
+  Ordinal high = -1;
+  int* outside = nullptr;
+
+  KOKKOS_INLINE_FUNCTION InsertResult insert(const Ordinal col, Ordinal) const {
+    if (col < low || col > high) {
+      *static_cast<volatile int*>(outside) = 1;
+      return InsertResult::Found;
+    }
+    const Ordinal d = col - low;
+    const unsigned bit = 1u << (d & 31);
+    unsigned* word = words + (d >> 5);
+    // Most products of a stencil's row meet a column set already: a read, no atomic.
+    if ((*static_cast<volatile unsigned*>(word) & bit) == 0u) scratch_or(word, bit);
+    return InsertResult::Inserted;
+  }
+};
+
+/// count_in_column_window's products in runs of slots: runs may take up to this many times the row's products, and
+/// each thread and lane loads this many products' columns before setting their bits.
+constexpr std::int64_t column_window_flat_waste = 2;
+constexpr int column_window_batch = 4;
+
 /// Bins of team rows one launch may hold (team_row_launches).
 constexpr int team_row_max_bins = 8;
 
@@ -414,8 +443,9 @@ struct TeamRowKernel {
   Ordinal l2_entries = 0;
   Pool pool;
   bool sorted = true;
-  Ordinal rank_slots = 0;     // > 0: rows of up to this many entries that fit level 1 are written sorted by rank
-  bool lanes_over_a = false;  // the team's threads and lanes split A's row, each walking its rows of B
+  Ordinal rank_slots = 0;      // > 0: rows of up to this many entries that fit level 1 are written sorted by rank
+  bool lanes_over_a = false;   // the team's threads and lanes split A's row, each walking its rows of B
+  bool column_window = false;  // GPU symbolic rows: count in a window of the row's column span where it fits
 
   /// ManyBins: bin b's rows perm[first, first + rows) from team first_team on, with its table and compact array.
   struct Bin {
@@ -469,8 +499,12 @@ struct TeamRowKernel {
                                                                   : Ordinal(0);
   }
 
+  /// The int64 slots before the table: the pool chunk (or count_in_column_window's mark), the output cursor, and
+  /// count_in_column_window's lowest and highest column.
+  static constexpr int header_slots = 4;
   KOKKOS_INLINE_FUNCTION static std::size_t table_bytes(Ordinal l1_entries) {
-    return align16(l1_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) + 2 * sizeof(std::int64_t));
+    return align16(l1_entries * (sizeof(Ordinal) + (Numeric ? sizeof(Scalar) : 0)) +
+                   header_slots * sizeof(std::int64_t));
   }
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(Ordinal l1_entries, Ordinal rank_slots = 0) {
     return table_bytes(l1_entries) + 2 * rank_slots * sizeof(Ordinal) + 64;
@@ -508,13 +542,16 @@ struct TeamRowKernel {
     // The cursor has the width of a column (a row holds at most that many): with 32-bit columns its adds are
     // 32-bit atomics, single instructions on GPUs.
     Ordinal* cursor = reinterpret_cast<Ordinal*>(shared + 1);
-    Scalar* values = reinterpret_cast<Scalar*>(base + 2 * sizeof(std::int64_t));
+    Scalar* values = reinterpret_cast<Scalar*>(base + header_slots * sizeof(std::int64_t));
     Ordinal* keys =
         reinterpret_cast<Ordinal*>(reinterpret_cast<char*>(values) + (Numeric ? l1_slots * sizeof(Scalar) : 0));
     Ordinal* compact = reinterpret_cast<Ordinal*>(base + table_bytes(l1_slots));
     const bool spill = needs_level2(row);
     Table l1{keys, Numeric ? values : nullptr, l1_slots - 1};
     Level2 l2;
+    if constexpr (!Numeric && gpu) {
+      if (column_window && !spill && count_in_column_window(team, row, shared, keys, l1_slots, over_a)) return;
+    }
     if (spill) {
       Kokkos::single(Kokkos::PerTeam(team), [&]() { shared[0] = pool.acquire(team.league_rank()); });
       team.team_barrier();
@@ -535,26 +572,8 @@ struct TeamRowKernel {
     Kokkos::single(Kokkos::PerTeam(team), [&]() { *cursor = 0; });
     team.team_barrier();
 
-    const auto a_begin = v.a_rows(row);
-    const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
     const Ordinal window = spill ? (spill_window < l1_slots ? spill_window : l1_slots) : l1_slots;
-    if (over_a) {
-      // Rows of B shorter than the lanes: every thread and lane takes entries of A's row and walks their rows of B.
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, a_len), [&](const Ordinal t) {
-        insert_products_of_entry<Numeric, BRowSplit::Serial>(v, team, row, a_begin + t, l1, window, l2);
-      });
-    } else if (a_len >= team.team_size()) {
-      // Thread-parallel (kkSpGEMM Fig. 3a): threads split A's row, their lanes each row of B.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_len), [&](const Ordinal t) {
-        insert_products_of_entry<Numeric>(v, team, row, a_begin + t, l1, window, l2);
-      });
-    } else {
-      // Fewer entries in A's row than threads: the whole team takes one row of B after the other, so that long
-      // rows of B reached from short rows of A do not leave most threads idle.
-      for (Ordinal t = 0; t < a_len; ++t) {
-        insert_products_of_entry<Numeric, BRowSplit::WholeTeam>(v, team, row, a_begin + t, l1, window, l2);
-      }
-    }
+    insert_row<Numeric>(team, row, l1, window, l2, over_a);
     team.team_barrier();
 
     if constexpr (!Numeric) {
@@ -631,6 +650,104 @@ struct TeamRowKernel {
         sort_row_sequential(v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
       }
     }
+  }
+
+  /// Adds the products of A's row `row` into l1 (level 2 where l1's window is full), split over the team: with
+  /// over_a every thread and lane take entries of A's row; else threads split A's row and their lanes each row of B
+  /// (kkSpGEMM Fig. 3a), or, with fewer entries in A's row than threads, the whole team takes one row of B after the
+  /// other, so that long rows of B reached from short rows of A do not leave most threads idle.
+  template <bool N, class L1>
+  KOKKOS_INLINE_FUNCTION void insert_row(const Member& team, const Ordinal row, const L1& l1, const Ordinal window,
+                                         const Level2& l2, const bool over_a) const {
+    const auto a_begin = v.a_rows(row);
+    const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
+    if (over_a) {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, a_len), [&](const Ordinal t) {
+        insert_products_of_entry<N, BRowSplit::Serial>(v, team, row, a_begin + t, l1, window, l2);
+      });
+    } else if (a_len >= team.team_size()) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_len), [&](const Ordinal t) {
+        insert_products_of_entry<N>(v, team, row, a_begin + t, l1, window, l2);
+      });
+    } else {
+      for (Ordinal t = 0; t < a_len; ++t) {
+        insert_products_of_entry<N, BRowSplit::WholeTeam>(v, team, row, a_begin + t, l1, window, l2);
+      }
+    }
+  }
+
+  /// Symbolic rows on GPUs whose columns span no more than the table's bits: the row's columns set as bits of a
+  /// window from its lowest column, over the table's scratch (a stencil's rows span a few planes of the grid). A
+  /// product then costs a bit, and the count a popcount a word, where the table costs a probe a product and a look
+  /// at each of its slots. The span is read off the first and last column of each row of B met (rows of B sorted);
+  /// a column outside it (a row of B out of order) leaves the row to the table. Returns whether the row is counted.
+  KOKKOS_INLINE_FUNCTION bool count_in_column_window(const Member& team, const Ordinal row, std::int64_t* shared,
+                                                     Ordinal* table, const Ordinal l1_slots, const bool over_a) const {
+    int* outside = reinterpret_cast<int*>(shared);
+    Ordinal* longest = reinterpret_cast<Ordinal*>(shared + 1);
+    Ordinal* low = reinterpret_cast<Ordinal*>(shared + 2);
+    Ordinal* high = reinterpret_cast<Ordinal*>(shared + 3);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      *outside = 0;
+      *longest = 0;
+      *low = Kokkos::reduction_identity<Ordinal>::min();
+      *high = Kokkos::reduction_identity<Ordinal>::max();
+    });
+    team.team_barrier();
+    const auto a_begin = v.a_rows(row);
+    const Ordinal a_len = static_cast<Ordinal>(v.a_rows(row + 1) - a_begin);
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, a_len), [&](const Ordinal t) {
+      const Ordinal k = v.a_cols(a_begin + t);
+      const auto b_begin = v.b_rows(k), b_end = v.b_rows(k + 1);
+      if (b_end > b_begin) {
+        Kokkos::atomic_fetch_min(low, v.b_cols(b_begin));
+        Kokkos::atomic_fetch_max(high, v.b_cols(b_end - 1));
+        Kokkos::atomic_fetch_max(longest, static_cast<Ordinal>(b_end - b_begin));
+      }
+    });
+    team.team_barrier();
+    const Ordinal lo = *low, hi = *high;
+    const std::int64_t bits = static_cast<std::int64_t>(l1_slots) * static_cast<std::int64_t>(sizeof(Ordinal)) * 8;
+    if (hi < lo || static_cast<std::int64_t>(hi) - static_cast<std::int64_t>(lo) >= bits) return false;
+    unsigned* words = reinterpret_cast<unsigned*>(table);
+    const Ordinal n_words = static_cast<Ordinal>((static_cast<std::int64_t>(hi) - lo) / 32 + 1);
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n_words), [&](const Ordinal w) { words[w] = 0u; });
+    // A's entries each take a power-of-two run of slots, at least their row of B, so that every thread and lane
+    // holds products of its own and loads their columns at once; a row whose runs would more than double its
+    // products walks A's entries instead (each thread a chain of dependent loads an entry).
+    const int shift = bit_width_u32(static_cast<std::uint32_t>(*longest - 1));
+    const std::int64_t slots = static_cast<std::int64_t>(a_len) << shift;
+    team.team_barrier();
+    const ColumnWindow<Ordinal> window{words, lo, hi, outside};
+    if (slots <= column_window_flat_waste * v.row_products(row)) {
+      const std::int64_t mask = (std::int64_t(1) << shift) - 1;
+      const std::int64_t batches = (slots + column_window_batch - 1) / column_window_batch;
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, batches), [&](const std::int64_t first) {
+        Ordinal cols[column_window_batch];
+        for (int q = 0; q < column_window_batch; ++q) {
+          const std::int64_t p = first + q * batches;
+          cols[q] = -1;
+          if (p < slots) {
+            const Ordinal k = v.a_cols(a_begin + (p >> shift));
+            const auto b_begin = v.b_rows(k);
+            if (b_begin + (p & mask) < v.b_rows(k + 1)) cols[q] = v.b_cols(b_begin + (p & mask));
+          }
+        }
+        for (int q = 0; q < column_window_batch; ++q) {
+          if (cols[q] >= 0) window.insert(cols[q], 0);
+        }
+      });
+    } else {
+      insert_row<false>(team, row, window, l1_slots, Level2(), over_a);
+    }
+    team.team_barrier();
+    if (*static_cast<volatile int*>(outside) != 0) return false;
+    std::int64_t count = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamVectorRange(team, n_words), [&](const Ordinal w, std::int64_t& c) { c += popcount_u64(words[w]); },
+        count);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { v.row_sizes(row) = count; });
+    return true;
   }
 };
 

@@ -245,9 +245,11 @@ class RowKernelLauncher {
     // On GPUs the launches that take no pool run beside each other (LaunchQueues), in bin order (measured faster
     // than longest rows first); launches with a pool stay in order on the phase's instance, which rewinds each pool
     // after its launch.
+    std::vector<char> spreads(configs.size());
     int beside = 0;
     for (std::size_t i = 0; i < configs.size(); ++i) {
-      if (launches(i) && independent(configs[i])) ++beside;
+      spreads[i] = launches(i) && independent(configs[i]);
+      beside += spreads[i];
     }
     const int queues =
         BackendTraits<ExecSpace>::is_gpu && beside >= launch_queues_min_launches ? options.launch_queues : 1;
@@ -263,7 +265,7 @@ class RowKernelLauncher {
           if (on) workspace.rewind(mark);
         }
       } rewind{workspace, workspace.mark(), c.kernel != RowKernel::Dense};
-      exec = queues > 1 && launches(i) && independent(c) ? launch_queues.next() : home;
+      exec = queues > 1 && spreads[i] ? launch_queues.next() : home;
       launch_bin(c, i);
     }
     exec = home;
@@ -425,6 +427,7 @@ class RowKernelLauncher {
     using Kernel = TeamRowKernel<ExecSpace, Numeric, Views, Perm, true>;
     Kernel k{v, bins.perm};
     k.sorted = options.sorted;
+    k.column_window = options.column_windows;
     int team = 1;
     for (std::size_t j = i; j <= last; ++j) {
       k.add_bin(bins.offsets[configs[j].bin], configs[j].rows, static_cast<Ordinal>(configs[j].l1_entries),
@@ -453,6 +456,7 @@ class RowKernelLauncher {
     // The compact array rides beside a table sized to the budget, where the device's limit has room for it.
     k.rank_slots = Kernel::fitting_rank_slots(options.sorted, v.known_columns, k.l1_entries);
     k.lanes_over_a = c.lanes_over_a;
+    k.column_window = options.column_windows;
     typename Kernel::Policy policy(exec, static_cast<int>(c.rows), c.team_size, c.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(k.l1_entries, k.rank_slots)));
     Kokkos::parallel_for(phase + "team_row_bin_" + std::to_string(c.bin), policy, k);
