@@ -1,5 +1,5 @@
 // The row sorts on TEST_EXECSPACE: sequential (one thread per row) and team (bitonic), on rows of many lengths,
-// with duplicate keys; values must follow their keys.
+// with duplicate keys; values must follow their keys. And the keys of a thread's vector lanes sorted across them.
 #include <SpGEMMTestHelpers.hpp>
 
 namespace KokkosSpGEMMTest {
@@ -57,5 +57,56 @@ inline void check_row_sort(bool team_sort) {
 
 TEST(TEST_CATEGORY, row_sort_sequential) { check_row_sort(false); }
 TEST(TEST_CATEGORY, row_sort_team) { check_row_sort(true); }
+
+/// Keys sort_across_lanes sorts: every thread of a team (so that on GPUs several threads' lanes share a warp) sorts
+/// its own lanes * E keys, with duplicates and empty slots (-1, the largest as unsigned) among them.
+template <int E>
+void check_sort_across_lanes(int lanes) {
+  using Exec = TEST_EXECSPACE;
+  using Space = Exec::memory_space;
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  const int team = KokkosSpGEMM::BackendTraits<Exec>::is_gpu ? 4 : 1, league = 3, n = lanes * E;
+  const int total = league * team * n;
+  Kokkos::View<int*, Kokkos::HostSpace> keys("keys", total);
+  std::uint64_t x = 7 + 31 * lanes + E;
+  for (int e = 0; e < total; ++e) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const int r = static_cast<int>((x >> 33) % 41);
+    keys(e) = r < 6 ? -1 : r * 1000003 % 5000;  // empties and repeated keys
+  }
+  auto d_keys = Kokkos::create_mirror_view_and_copy(Space(), keys);
+  Kokkos::parallel_for(
+      "test_sort_across_lanes", Policy(Exec(), league, team, lanes),
+      KOKKOS_LAMBDA(const typename Policy::member_type& m) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, team), [&](const int t) {
+          int* row = d_keys.data() + (m.league_rank() * team + t) * n;
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(m, lanes), [&](const int lane) {
+            unsigned k[E];
+            for (int e = 0; e < E; ++e) k[e] = static_cast<unsigned>(row[e * lanes + lane]);
+            KokkosSpGEMM::Impl::sort_across_lanes<E>(k, lane, lanes);
+            for (int e = 0; e < E; ++e) row[e * lanes + lane] = static_cast<int>(k[e]);
+          });
+        });
+      });
+  auto sorted = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d_keys);
+  for (int r = 0; r < league * team; ++r) {
+    std::vector<unsigned> want(keys.data() + r * n, keys.data() + (r + 1) * n);
+    std::sort(want.begin(), want.end());
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(static_cast<unsigned>(sorted(r * n + i)), want[i])
+          << "lanes " << lanes << ", " << E << " keys a lane, thread " << r << ", key " << i;
+    }
+  }
+}
+
+TEST(TEST_CATEGORY, row_sort_across_lanes) {
+  // A CPU thread has one lane; GPUs take every vector length up to a warp's.
+  const int most = KokkosSpGEMM::BackendTraits<TEST_EXECSPACE>::is_gpu ? 32 : 1;
+  for (int lanes = 1; lanes <= most; lanes *= 2) {
+    check_sort_across_lanes<1>(lanes);
+    check_sort_across_lanes<2>(lanes);
+    check_sort_across_lanes<4>(lanes);
+  }
+}
 
 }  // namespace KokkosSpGEMMTest

@@ -373,6 +373,17 @@ struct ThreadRowsKernel {
         if (rank_slots > 0) {
           const CompactRow<Ordinal> out{compact + t * rank_slots, compact_slots + t * rank_slots,
                                         static_cast<std::int64_t>(v.c_rows(row + 1) - c_begin)};
+          const Table table{keys + t * entries, values + t * entries, entries - 1};
+          switch (keys_per_lane(rank_slots)) {
+            case 1:
+              return write_sorted_across_lanes<1>(team, out, table, entries, rank_slots, c_begin);
+            case 2:
+              return write_sorted_across_lanes<2>(team, out, table, entries, rank_slots, c_begin);
+            case 4:
+              return write_sorted_across_lanes<4>(team, out, table, entries, rank_slots, c_begin);
+            default:
+              break;
+          }
           const Scalar* my_values = values + t * entries;
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, out.n),
                                [&](const Ordinal i) { out.write(v, c_begin, i, my_values); });
@@ -383,6 +394,43 @@ struct ThreadRowsKernel {
         });
       });
     }
+  }
+  /// Keys a lane holds where a row's compact keys are sorted across the thread's lanes (sort_across_lanes): 1, 2
+  /// or 4 (more would take registers from the whole kernel), or 0 where they are ranked (CompactRow::write).
+  KOKKOS_INLINE_FUNCTION int keys_per_lane(Ordinal rank_slots) const {
+    if constexpr (!atomic) {
+      return 0;
+    } else {
+      const int per = rank_slots <= lanes ? 1 : static_cast<int>(rank_slots / lanes);
+      return per <= 4 && per * lanes >= rank_slots ? per : 0;
+    }
+  }
+
+  /// Writes a row's compact keys (rank_slots of them, the empty ones last) sorted, E a lane in registers, each with
+  /// its value found in the table.
+  template <int E, class COffset>
+  KOKKOS_INLINE_FUNCTION void write_sorted_across_lanes(const Member& team, const CompactRow<Ordinal>& out,
+                                                        const Table& table, Ordinal entries, Ordinal rank_slots,
+                                                        COffset c_begin) const {
+    using U = std::make_unsigned_t<Ordinal>;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int lane) {
+      U k[E];
+      KOKKOSSPGEMM_UNROLL
+      for (int e = 0; e < E; ++e) {
+        const std::int64_t i = static_cast<std::int64_t>(e) * lanes + lane;
+        k[e] = static_cast<U>(i < rank_slots ? out.compact[i] : Table::empty);
+      }
+      sort_across_lanes<E>(k, lane, lanes);
+      KOKKOSSPGEMM_UNROLL
+      for (int e = 0; e < E; ++e) {
+        const std::int64_t i = static_cast<std::int64_t>(e) * lanes + lane;
+        const auto key = static_cast<Ordinal>(k[e]);
+        if (i >= out.n || key == Table::empty) continue;
+        const Ordinal s = table.find(key, entries);
+        v.c_cols(c_begin + i) = key;
+        v.c_vals(c_begin + i) = s >= 0 ? table.values[s] : Scalar();
+      }
+    });
   }
 };
 
@@ -405,7 +453,8 @@ struct ColumnWindow {
     const unsigned bit = 1u << (d & 31);
     unsigned* word = words + (d >> 5);
     // Most products of a stencil's row meet a column set already: a read, no atomic.
-    if ((*static_cast<volatile unsigned*>(word) & bit) == 0u) scratch_or(word, bit);
+    if ((*static_cast<volatile unsigned*>(word) & bit) != 0u) return InsertResult::Found;
+    scratch_or(word, bit);
     return InsertResult::Inserted;
   }
 };

@@ -1,12 +1,15 @@
 // Sorting one row of C by column (keys) carrying its values: sequentially by one thread (quicksort without
-// recursion or extra memory), or by a whole team with a bitonic network.
+// recursion or extra memory), or by a whole team with a bitonic network; or a row's keys alone, held in the
+// registers of a thread's vector lanes, by a bitonic network across them.
 #ifndef KOKKOSSPGEMM_ROWSORT_HPP
 #define KOKKOSSPGEMM_ROWSORT_HPP
 
 #include <Kokkos_Core.hpp>
+#include <backend/KokkosSpGEMM_BackendTraits.hpp>
 #include <compat/KokkosSpGEMM_Compat.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -133,6 +136,50 @@ KOKKOS_INLINE_FUNCTION void sort_row_team(const Member& team, Key* keys, Value* 
         if (j < n && keys[j] < keys[i]) swap_entries(keys, values, i, j);
       });
       team.team_barrier();
+    }
+  }
+}
+
+/// The steps of a bitonic merge of blocks of `block` keys whose partners lie in one lane (sort_across_lanes):
+/// compare-exchange of k[e] and k[e + S] for every e without bit S, then the same for S / 2, ... 1, each where its
+/// stride S * lanes is under the block.
+template <int E, int S, class U>
+KOKKOS_INLINE_FUNCTION void sort_within_lane(U (&k)[E], int lane, int lanes, int block) {
+  if constexpr (S > 0) {
+    if (S * lanes < block) {
+      KOKKOSSPGEMM_UNROLL
+      for (int e = 0; e < E; ++e) {
+        if ((e & S) != 0) continue;
+        const bool ascending = ((e * lanes + lane) & block) == 0;
+        const U x = k[e], y = k[e + S];
+        const U lo = x < y ? x : y, hi = x < y ? y : x;
+        k[e] = ascending ? lo : hi;
+        k[e + S] = ascending ? hi : lo;
+      }
+    }
+    sort_within_lane<E, S / 2>(k, lane, lanes, block);
+  }
+}
+
+/// Sorts the lanes * E keys that a thread's vector lanes hold E each (key i in k[i / lanes] of lane i % lanes, so
+/// that lanes load and store adjacent keys together), ascending as unsigned values, with a bitonic network: partners
+/// in one lane compare in registers, partners in two lanes through vector_lane_xor. Every lane calls it; lanes is a
+/// power of two. A key takes a compare a step (log^2 steps), where ranking it reads every key of the row.
+template <int E, class U>
+KOKKOS_INLINE_FUNCTION void sort_across_lanes(U (&k)[E], int lane, int lanes) {
+  static_assert(std::is_unsigned_v<U>, "keys compare as unsigned values");
+  const int n = lanes * E;
+  for (int block = 2; block <= n; block *= 2) {
+    sort_within_lane<E, E / 2>(k, lane, lanes, block);
+    for (int stride = (block < lanes ? block : lanes) / 2; stride > 0; stride /= 2) {
+      KOKKOSSPGEMM_UNROLL
+      for (int e = 0; e < E; ++e) {
+        // The pair's lower key (its lane without the stride's bit) keeps the smaller in an ascending block.
+        const bool keep_smaller = ((lane & stride) == 0) == (((e * lanes + lane) & block) == 0);
+        const U other = vector_lane_xor(k[e], stride);
+        const U lo = k[e] < other ? k[e] : other, hi = k[e] < other ? other : k[e];
+        k[e] = keep_smaller ? lo : hi;
+      }
     }
   }
 }
