@@ -85,24 +85,38 @@ KOKKOS_INLINE_FUNCTION void scratch_or(unsigned* p, unsigned bits) {
 #endif
 }
 
-/// The value v of the lane lane ^ lane_mask among the calling thread's vector lanes (Kokkos' vector length, a power
-/// of two; every lane of the thread calls it). On GPUs a thread's lanes share one warp (wavefront); a CPU thread has
-/// one lane, so there lane_mask is 0.
-template <class T>
-KOKKOS_INLINE_FUNCTION T vector_lane_xor(const T& v, int lane_mask) {
+/// The calling thread's vector lanes (Kokkos' vector length, a power of two), for exchanges between them; made once
+/// by every lane of the thread, so that their shuffles reuse its mask. On GPUs a thread's lanes share one warp
+/// (wavefront); a CPU thread has one lane, so there lane_mask is 0.
+struct VectorLanes {
+  unsigned group = ~0u;  // CUDA: the warp's lanes that are this thread's
+  int width = 1;
+
+  KOKKOS_INLINE_FUNCTION VectorLanes() {
 #if defined(__CUDA_ARCH__)
-  // Kokkos puts a thread's lanes on threadIdx.x: blockDim.x of them, adjacent in the warp, from lane
-  // (threadIdx.y * blockDim.x) % 32 (a mask, not a division: this runs once a key a step).
-  const unsigned width = blockDim.x;
-  const unsigned group = width >= 32 ? 0xffffffffu : ((1u << width) - 1u) << ((threadIdx.y * width) & 31u);
-  return __shfl_xor_sync(group, v, lane_mask, static_cast<int>(width));
+    // Kokkos puts a thread's lanes on threadIdx.x: blockDim.x of them, adjacent in the warp, from lane
+    // (threadIdx.y * blockDim.x) % 32 (a mask, not a division: the thread rows that shuffle run at few registers,
+    // where a division is not kept hoisted).
+    width = static_cast<int>(blockDim.x);
+    group = width >= 32 ? ~0u : ((1u << width) - 1u) << ((threadIdx.y * blockDim.x) & 31u);
 #elif defined(__HIP_DEVICE_COMPILE__)
-  return __shfl_xor(v, lane_mask, static_cast<int>(blockDim.x));
-#else
-  (void)lane_mask;
-  return v;
+    width = static_cast<int>(blockDim.x);
 #endif
-}
+  }
+
+  /// The value v of the lane lane ^ lane_mask; every lane of the thread calls it.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T xor_value(const T& v, int lane_mask) const {
+#if defined(__CUDA_ARCH__)
+    return __shfl_xor_sync(group, v, lane_mask, width);
+#elif defined(__HIP_DEVICE_COMPILE__)
+    return __shfl_xor(v, lane_mask, width);
+#else
+    (void)lane_mask;
+    return v;
+#endif
+  }
+};
 
 constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
 

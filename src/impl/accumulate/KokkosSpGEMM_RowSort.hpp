@@ -163,12 +163,13 @@ KOKKOS_INLINE_FUNCTION void sort_within_lane(U (&k)[E], int lane, int lanes, int
 
 /// Sorts the lanes * E keys that a thread's vector lanes hold E each (key i in k[i / lanes] of lane i % lanes, so
 /// that lanes load and store adjacent keys together), ascending as unsigned values, with a bitonic network: partners
-/// in one lane compare in registers, partners in two lanes through vector_lane_xor. Every lane calls it; lanes is a
-/// power of two. A key takes a compare a step (log^2 steps), where ranking it reads every key of the row.
+/// in one lane compare in registers, partners in two lanes through VectorLanes::xor_value. Every lane calls it; lanes
+/// is a power of two. A key takes a compare a step (log^2 steps), where ranking it reads every key of the row.
 template <int E, class U>
 KOKKOS_INLINE_FUNCTION void sort_across_lanes(U (&k)[E], int lane, int lanes) {
   static_assert(std::is_unsigned_v<U>, "keys compare as unsigned values");
   const int n = lanes * E;
+  const VectorLanes group;
   for (int block = 2; block <= n; block *= 2) {
     sort_within_lane<E, E / 2>(k, lane, lanes, block);
     for (int stride = (block < lanes ? block : lanes) / 2; stride > 0; stride /= 2) {
@@ -176,7 +177,7 @@ KOKKOS_INLINE_FUNCTION void sort_across_lanes(U (&k)[E], int lane, int lanes) {
       for (int e = 0; e < E; ++e) {
         // The pair's lower key (its lane without the stride's bit) keeps the smaller in an ascending block.
         const bool keep_smaller = ((lane & stride) == 0) == (((e * lanes + lane) & block) == 0);
-        const U other = vector_lane_xor(k[e], stride);
+        const U other = group.xor_value(k[e], stride);
         const U lo = k[e] < other ? k[e] : other, hi = k[e] < other ? other : k[e];
         k[e] = keep_smaller ? lo : hi;
       }
