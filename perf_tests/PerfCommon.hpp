@@ -302,6 +302,7 @@ struct PerfArgs {
   bool onequeue = false;       ///< also ours with every launch of a phase on its instance (Tuning::launch_queues 1)
   bool ours_only = false;      ///< no peers: two builds of ours compared in one call (PerfSpGEMM)
   int repeat = 5;
+  std::size_t copy_probe_bytes = 0;  ///< bytes of the copy-rate probe's buffers (0: by --quick)
   std::string csv;
   std::string matrices;              ///< the shared SuiteSparse matrices
   std::vector<std::string> only;     ///< --case NAME, repeatable; empty: every case
@@ -415,7 +416,10 @@ inline bool input_available(const PerfArgs& args, const std::string& name, const
 template <class Case, class Run>
 int run_suite(const std::vector<Case>& cases, const PerfArgs& args, Run run) {
   std::ofstream out(args.csv);
-  const double bw = measure_copy_bandwidth(args.quick ? (std::size_t(1) << 25) : (std::size_t(1) << 30));
+  const std::size_t probe = args.copy_probe_bytes > 0 ? args.copy_probe_bytes
+                            : args.quick              ? std::size_t(1) << 25
+                                                      : std::size_t(1) << 30;
+  const double bw = measure_copy_bandwidth(probe);
   std::printf("copy bandwidth (read + write, %s, %d threads): %.1f GB/s\n", Exec::name(), Exec().concurrency(),
               bw * 1e-9);
   out << "# copy_bandwidth_bytes_per_s," << bw << std::endl;

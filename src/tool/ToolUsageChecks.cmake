@@ -74,6 +74,9 @@ expect_usage_error(transpose --a gen:p2d5:4)
 expect_usage_error(transpose --a gen:p2d5:4 --out ${OUT_DIR}/t.mtx --method bogus)
 expect_usage_error(transpose --a gen:p2d5:4 --out ${OUT_DIR}/t.mtx --repeat abc)
 expect_usage_error(frobnicate)
+expect_usage_error(bench)
+expect_usage_error(bench --a gen:p2d5:4 --repeat 0)
+expect_usage_error(bench --a gen:p2d5:4 --check)
 set(j jacobi --a gen:p3d7:4 --p gen:prolong:4:2:tentative)
 expect_usage_error(${j})
 expect_usage_error(jacobi --a gen:p3d7:4 --omega 0.5)
@@ -84,13 +87,15 @@ expect_usage_error(${j} --omega 0.5 --repeat 0)
 expect_usage_error(${j} --omega 0.5 --order left)
 
 expect_runtime_error("cannot write --out '/nonexistent-dir/c.mtx'" ${m} --out /nonexistent-dir/c.mtx)
+expect_runtime_error("cannot write --csv '/nonexistent-dir/b.csv'" bench --a gen:p2d5:4 --csv /nonexistent-dir/b.csv)
+expect_runtime_error("cannot open --b '/nonexistent-dir/b.mtx'" bench --a gen:p2d5:4 --b /nonexistent-dir/b.mtx)
 expect_runtime_error("B defaults to A.*--transpose-b" multiply --a gen:uniform:3:4:2 --repeat 1)
 # D^-1 of the wrong length, and A without a diagonal entry where 1 / diag(A) is taken.
 file(WRITE ${OUT_DIR}/dinv_short.mtx "%%MatrixMarket matrix coordinate real general\n3 1 1\n1 1 0.5\n")
 expect_runtime_error("not a vector of A's 64 rows" ${j} --omega 0.5 --dinv ${OUT_DIR}/dinv_short.mtx)
 expect_runtime_error("row 0 of A has no diagonal" jacobi --a gen:uniform:8:8:0 --p gen:uniform:8:3:2 --omega 0.5)
 
-expect_help("kokkosspgemm multiply .*kokkosspgemm rap .*kokkosspgemm jacobi .*kokkosspgemm transpose .*list-algorithms"
+expect_help("kokkosspgemm multiply .*kokkosspgemm rap .*kokkosspgemm jacobi .*kokkosspgemm transpose .*bench .*list-algorithms"
   --help)
 expect_help("kokkosspgemm multiply" -h)
 expect_help("kokkosspgemm multiply" help)
@@ -98,6 +103,7 @@ expect_help("C = A.B .B defaults to A" multiply --help)
 expect_help("Ac = R.A.P" rap -h)
 expect_help("C = P - W D.-1 A P" jacobi --help)
 expect_help("Writes A.T" transpose --a gen:p2d5:4 --help)
+expect_help("by every peer this build has" bench --help)
 expect_help("The names --algorithm takes" list-algorithms --help)
 
 # Inf and NaN propagate, and --check accepts them where the reference has them.

@@ -1,6 +1,7 @@
 // kokkosspgemm: the package's command-line tool. `kokkosspgemm multiply --a A.mtx ...` multiplies on the default
 // execution space and reports sizes, times, GFLOP/s, memory and the bins chosen; `rap` forms a Galerkin product
-// R*A*P; `jacobi` the smoothed prolongator P - w D^-1 A P; `transpose` writes A^T.
+// R*A*P; `jacobi` the smoothed prolongator P - w D^-1 A P; `transpose` writes A^T; `bench` times a product by ours
+// and by the peers of this build (perf_tests/SpGEMMBench.cpp, linked where the perf_tests are built).
 #include <KokkosSpGEMM.hpp>
 #include <KokkosSpGEMM_Methods.hpp>
 #include <io/KokkosSpGEMM_MatrixMarket.hpp>
@@ -8,6 +9,9 @@
 #include <io/KokkosSpGEMM_InputSpec.hpp>
 
 #include "KokkosSpGEMM_KernelTimeline.hpp"
+#if defined(KOKKOSSPGEMM_TOOL_BENCH)
+#include <SpGEMMBench.hpp>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -108,6 +112,17 @@ const std::vector<Command>& commands() {
        {"--a", "--out", "--method", "--repeat"},
        {},
        "  Writes A^T (rows sorted). --repeat N >= 1 (default 1).\n"},
+      {"bench",
+       "  kokkosspgemm bench --a A [--b B] [--repeat N] [--unsorted] [--ours-only] [--csv FILE]\n",
+       {"--a", "--b", "--repeat", "--csv"},
+       {"--unsorted", "--ours-only"},
+       "  C = A*B (B defaults to A) by ours (one-shot and reuse calls) and by every peer this build has: the\n"
+       "  serial reference on small products, Kokkos Kernels where found, cuSPARSE (CUDA), rocSPARSE (HIP),\n"
+       "  SuiteSparse:GraphBLAS and MKL (CPU builds, where found). Each result is checked against the reference\n"
+       "  before its time counts; a row a call: median seconds (of --repeat N >= 1, default 5; short calls more),\n"
+       "  GFLOP/s, nnz(C), memory. --unsorted: also ours with unsorted rows. --ours-only: no peers. --csv: the\n"
+       "  rows as CSV. 32-bit offsets, as the peers take. Needs a build with the perf_tests (the default;\n"
+       "  -DKokkosSpGEMM_ENABLE_PERF_TESTS=ON).\n"},
       {"list-algorithms", "  kokkosspgemm list-algorithms\n", {}, {}, "  The names --algorithm takes, one a line.\n"},
   };
   return all;
@@ -1016,6 +1031,65 @@ int triangles(const Args& args, const TrianglesSetup& setup) {
   return 0;
 }
 
+/// bench's choices, validated before Kokkos starts.
+struct BenchSetup {
+  std::string a_spec, b_spec, csv;
+  int repeat = 5;
+};
+
+/// A case name from an input spec: a file's name without .mtx or .gz, a generator's parameters joined by '_'.
+std::string case_name(const std::string& spec) {
+  std::string name = spec.substr(spec.find_last_of('/') + 1);
+  if (name.rfind("gen:", 0) == 0) {
+    name.erase(0, 4);
+    std::replace(name.begin(), name.end(), ':', '_');
+  }
+  for (const std::string ext : {".gz", ".mtx"}) {
+    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
+      name.erase(name.size() - ext.size());
+    }
+  }
+  return name;
+}
+
+BenchSetup setup_bench(const Args& args) {
+  BenchSetup s;
+  s.a_spec = args.get("--a");
+  if (s.a_spec.empty()) throw UsageError("bench needs --a");
+  s.b_spec = args.get("--b");
+  s.csv = args.get("--csv");
+  s.repeat = static_cast<int>(number_flag<long long>(args, "--repeat", 5, 1, 1000000));
+  check_writable("--csv", s.csv);
+  // A file that does not open is this command's error, not a failed row of the table.
+  for (const auto& input : {std::make_pair("--a", s.a_spec), std::make_pair("--b", s.b_spec)}) {
+    if (!input.second.empty() && input.second.rfind("gen:", 0) != 0 && !std::ifstream(input.second)) {
+      throw std::runtime_error(std::string("cannot open ") + input.first + " '" + input.second +
+                               "': " + std::strerror(errno));
+    }
+  }
+  return s;
+}
+
+int bench(const Args& args, const BenchSetup& setup) {
+#if defined(KOKKOSSPGEMM_TOOL_BENCH)
+  KokkosSpGEMMPerf::BenchRequest request;
+  request.product.name = case_name(setup.a_spec) + (setup.b_spec.empty() ? "" : "*" + case_name(setup.b_spec));
+  request.product.a = setup.a_spec;
+  request.product.b = setup.b_spec;
+  request.repeat = setup.repeat;
+  request.unsorted = args.has("--unsorted");
+  request.ours_only = args.has("--ours-only");
+  request.csv = setup.csv;
+  return KokkosSpGEMMPerf::bench_spgemm(request);
+#else
+  (void)args;
+  (void)setup;
+  throw std::runtime_error(
+      "this kokkosspgemm was built without the perf_tests, which bench runs (configure with "
+      "-DKokkosSpGEMM_ENABLE_PERF_TESTS=ON)");
+#endif
+}
+
 /// What a command runs, made from its arguments before Kokkos starts: usage errors come first, fast, in one line.
 std::function<int()> prepare(const Command& command, int argc, char* argv[]) {
   const Args args = parse(command, argc, argv, 2);
@@ -1034,6 +1108,10 @@ std::function<int()> prepare(const Command& command, int argc, char* argv[]) {
   if (command.name == "triangles") {
     const TrianglesSetup setup = setup_triangles(args);
     return [args, setup] { return triangles(args, setup); };
+  }
+  if (command.name == "bench") {
+    const BenchSetup setup = setup_bench(args);
+    return [args, setup] { return bench(args, setup); };
   }
   if (command.name == "transpose") {
     const TransposeSetup setup = setup_transpose(args);
