@@ -166,6 +166,12 @@ constexpr std::int64_t thread_rows_wave_bound = 128;
 /// Largest team (threads, times the vector length) of a team-row bin on GPUs.
 constexpr int team_row_max_team_size = 16;
 
+/// A team-row bin's team on GPUs, numeric and symbolic: a warp (or wavefront) for every so many products of its
+/// bound, and at least so many. A symbolic row's products cost a bit or a key each, so half the numeric team keeps
+/// twice the rows in flight (their time is chains of dependent loads), where a numeric row also adds values.
+constexpr std::int64_t team_row_products_per_warp[2] = {256, 512};
+constexpr std::int64_t team_row_min_team_size[2] = {4, 2};
+
 /// Whether the bitmap accumulator serves wide rows of teams of `threads`: Options::wide_rows asks for it (Auto: on
 /// GPUs, where level-2 hash tables cost a global compare-and-swap a product, outside deterministic mode; CPU teams
 /// are one thread with cached tables) and B's bitmap fits the scratch budget.
@@ -373,8 +379,10 @@ BinConfig configure_bin(int bin, std::int64_t rows, std::int64_t b_cols, std::si
   c.kernel = RowKernel::TeamRow;
   if (Traits::is_gpu) {
     c.vector_length = Traits::max_vector_length;
-    c.team_size =
-        static_cast<int>(min_of<std::int64_t>(team_row_max_team_size, max_of<std::int64_t>(4, c.bound / 256)));
+    const int symbolic = value_bytes == 0 ? 1 : 0;
+    c.team_size = static_cast<int>(min_of<std::int64_t>(
+        team_row_max_team_size,
+        max_of<std::int64_t>(team_row_min_team_size[symbolic], c.bound / team_row_products_per_warp[symbolic])));
     // A bin of few rows leaves most of the device idle: wider teams while its rows hold under half the threads that
     // can run at once, so that each long row spreads over threads that would otherwise idle.
     const std::int64_t threads = concurrency(ExecSpace());
