@@ -378,20 +378,25 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
   return true;
 }
 
-/// The cases of --matrix FILE (a Matrix Market file or a generator spec), named by the file, or the suite's.
+/// An input's name in the table: a file's name without its folder, .mtx or .gz (a generator spec as it is).
+inline std::string input_name(const std::string& input) {
+  std::string name = input.substr(input.find_last_of('/') + 1);
+  for (const std::string ext : {".gz", ".mtx"}) {
+    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
+      name.erase(name.size() - ext.size());
+    }
+  }
+  return name;
+}
+
+/// The cases of --matrix FILE (a Matrix Market file or a generator spec), named by input_name, or the suite's.
 template <class Case>
 std::vector<Case> cases_or_inputs(const PerfArgs& args, std::vector<Case> suite_cases) {
   if (args.inputs.empty()) return suite_cases;
   std::vector<Case> cases;
   for (const std::string& input : args.inputs) {
-    std::string name = input.substr(input.find_last_of('/') + 1);
-    for (const std::string ext : {".gz", ".mtx"}) {
-      if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
-        name.erase(name.size() - ext.size());
-      }
-    }
     Case c{};
-    c.name = name;
+    c.name = input_name(input);
     c.a = input;
     cases.push_back(c);
   }

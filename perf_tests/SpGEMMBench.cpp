@@ -32,7 +32,10 @@ namespace {
 
 using namespace KokkosSpGEMMPerf;
 
-using Case = SpGEMMCase;
+/// A product to time, C = A*B: a and b are input specs (Matrix Market files or generators); b empty is A*A.
+struct Case {
+  std::string name, a, b;
+};
 
 std::vector<Case> suite(bool quick, const std::string& matrices) {
   if (quick) {
@@ -374,14 +377,21 @@ int perf_spgemm(int argc, char* argv[]) {
 }
 
 int bench_spgemm(const BenchRequest& request) {
+  // The product's name: a generator's parameters joined by '_' (gen:p3d7:8 is p3d7_8), a file's input_name.
+  const auto name_of = [](std::string spec) {
+    if (spec.rfind("gen:", 0) != 0) return input_name(spec);
+    std::replace(spec.begin(), spec.end(), ':', '_');
+    return spec.substr(4);
+  };
+  const Case product{name_of(request.a) + (request.b.empty() ? "" : "*" + name_of(request.b)), request.a, request.b};
   PerfArgs args;
   args.repeat = request.repeat;
   args.unsorted = request.unsorted;
   args.ours_only = request.ours_only;
   args.csv = request.csv;
-  args.inputs = {request.product.a};  // a file the user named runs (and fails if it cannot be read)
+  args.inputs = {request.a};  // a file the user named runs (and fails if it cannot be read)
   args.copy_probe_bytes = std::size_t(1) << 27;
-  return run_suite(std::vector<Case>{request.product}, args,
+  return run_suite(std::vector<Case>{product}, args,
                    [&](const Case& c, std::vector<Result>& results) { run_case(c, args, results); });
 }
 

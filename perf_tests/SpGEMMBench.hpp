@@ -7,14 +7,10 @@
 
 namespace KokkosSpGEMMPerf {
 
-/// A product to time, C = A*B: a and b are input specs (Matrix Market files or generators); b empty is A*A.
-struct SpGEMMCase {
-  std::string name, a, b;
-};
-
-/// What `kokkosspgemm bench` asks for: one product, the repeats of each median, and PerfSpGEMM's variants.
+/// What `kokkosspgemm bench` asks for: one product C = A*B (input specs; b empty is A*A), the repeats of each median,
+/// and PerfSpGEMM's variants.
 struct BenchRequest {
-  SpGEMMCase product;
+  std::string a, b;
   int repeat = 5;
   bool unsorted = false;   ///< also ours with unsorted output
   bool ours_only = false;  ///< no peers

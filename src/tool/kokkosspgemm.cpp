@@ -1037,21 +1037,6 @@ struct BenchSetup {
   int repeat = 5;
 };
 
-/// A case name from an input spec: a file's name without .mtx or .gz, a generator's parameters joined by '_'.
-std::string case_name(const std::string& spec) {
-  std::string name = spec.substr(spec.find_last_of('/') + 1);
-  if (name.rfind("gen:", 0) == 0) {
-    name.erase(0, 4);
-    std::replace(name.begin(), name.end(), ':', '_');
-  }
-  for (const std::string ext : {".gz", ".mtx"}) {
-    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
-      name.erase(name.size() - ext.size());
-    }
-  }
-  return name;
-}
-
 BenchSetup setup_bench(const Args& args) {
   BenchSetup s;
   s.a_spec = args.get("--a");
@@ -1073,9 +1058,8 @@ BenchSetup setup_bench(const Args& args) {
 int bench(const Args& args, const BenchSetup& setup) {
 #if defined(KOKKOSSPGEMM_TOOL_BENCH)
   KokkosSpGEMMPerf::BenchRequest request;
-  request.product.name = case_name(setup.a_spec) + (setup.b_spec.empty() ? "" : "*" + case_name(setup.b_spec));
-  request.product.a = setup.a_spec;
-  request.product.b = setup.b_spec;
+  request.a = setup.a_spec;
+  request.b = setup.b_spec;
   request.repeat = setup.repeat;
   request.unsorted = args.has("--unsorted");
   request.ours_only = args.has("--ours-only");
