@@ -8,6 +8,7 @@
 
 #include <KokkosSpGEMM_Errors.hpp>
 #include <impl/accumulate/KokkosSpGEMM_RowSort.hpp>
+#include <impl/memory/KokkosSpGEMM_Workspace.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -18,8 +19,27 @@ namespace KokkosSpGEMM {
 namespace Impl {
 
 /// The passes over R's rows: Count writes each row's size of Ac (at ac_rows(i + 1)); Fill writes its sorted columns
-/// and values; Refresh writes values over columns in place.
-enum class TriplePass { Count, Fill, Refresh };
+/// and values; Refresh writes values over columns in place; Bounded writes a row's size, sorted columns and values
+/// at once, into a region of its bound (triple_bounds) that a compaction copies into Ac.
+enum class TriplePass { Count, Fill, Refresh, Bounded };
+
+/// The shortest and longest row of m (both 0 for a matrix without rows).
+template <class ExecSpace, class Matrix>
+typename Kokkos::MinMax<std::int64_t>::value_type row_length_range(const ExecSpace& exec, const Matrix& m) {
+  const auto rows = m.row_map();
+  typename Kokkos::MinMax<std::int64_t>::value_type range;
+  range.min_val = range.max_val = 0;
+  if (m.num_rows() == 0) return range;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::TripleRows::row_lengths", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::int64_t(m.num_rows())),
+      KOKKOS_LAMBDA(const std::int64_t l, typename Kokkos::MinMax<std::int64_t>::value_type& r) {
+        const auto len = static_cast<std::int64_t>(rows(l + 1) - rows(l));
+        r.min_val = len < r.min_val ? len : r.min_val;
+        r.max_val = len > r.max_val ? len : r.max_val;
+      },
+      Kokkos::MinMax<std::int64_t>(range));
+  return range;
+}
 
 template <class ExecSpace, TriplePass Pass, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
 struct TripleRowKernel {
@@ -45,6 +65,9 @@ struct TripleRowKernel {
   Kokkos::View<Scalar**, Kokkos::LayoutRight, Space> sums;
   Kokkos::View<int, Space> missed;  // a column of Ac that no product reached (a changed structure)
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
+  // Bounded: row i's region of the buffers starts at region(i), with room for its bound and one more entry.
+  Kokkos::View<const std::int64_t*, Space> region;
+  bool unit_p = false;  // every row of P holds one entry (tentative prolongators): its entry l is row l's
 
   /// A pass's kernel with its workspace: a stamp (zeroed) and, but for Count, a sum per column of P and token.
   static TripleRowKernel make(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p,
@@ -61,6 +84,8 @@ struct TripleRowKernel {
                                 tokens, width);
     }
     k.missed = decltype(k.missed)("KokkosSpGEMM::TripleRows::missed");
+    const auto lengths = row_length_range(exec, p);
+    k.unit_p = lengths.min_val == 1 && lengths.max_val == 1;
     return k;
   }
 
@@ -73,6 +98,8 @@ struct TripleRowKernel {
     for (std::int64_t i = begin; i < end; ++i) {
       if constexpr (Pass == TriplePass::Count) {
         count(static_cast<Ordinal>(i), stamp);
+      } else if constexpr (Pass == TriplePass::Bounded) {
+        bounded(static_cast<Ordinal>(i), stamp, &sums(t, 0));
       } else {
         accumulate(static_cast<Ordinal>(i), stamp, &sums(t, 0));
       }
@@ -93,6 +120,17 @@ struct TripleRowKernel {
     const auto* p_rows = p.row_map().data();
     const Ordinal* p_cols = p.entries().data();
     const auto* p_vals = p.values().data();
+    if (unit_p) {  // no loop over a row of P: its bounds were a load and a branch a product
+      for (auto e = r_rows[i]; e < r_rows[i + 1]; ++e) {
+        const Ordinal k = r_cols[e];
+        const Scalar rv = r_vals[e];
+        for (auto g = a_rows[k]; g < a_rows[k + 1]; ++g) {
+          const Ordinal l = a_cols[g];
+          f(p_cols[l], rv * a_vals[g] * p_vals[l]);
+        }
+      }
+      return;
+    }
     for (auto e = r_rows[i]; e < r_rows[i + 1]; ++e) {
       const Ordinal k = r_cols[e];
       const Scalar rv = r_vals[e];
@@ -114,6 +152,36 @@ struct TripleRowKernel {
     ac_rows(i + 1) = static_cast<typename AcMatrix::offset_type>(n);
   }
 
+  /// Adds x at col, starting the column's sum where the row has not yet reached it; returns whether it had not.
+  KOKKOS_INLINE_FUNCTION static bool add(Ordinal* stamp, Scalar* sum, const Ordinal s, const Ordinal col,
+                                         const Scalar x) {
+    if (stamp[col] != s) {
+      stamp[col] = s;
+      sum[col] = x;
+      return true;
+    }
+    sum[col] += x;
+    return false;
+  }
+
+  KOKKOS_INLINE_FUNCTION void bounded(const Ordinal i, Ordinal* stamp, Scalar* sum) const {
+    const Ordinal s = i + 1;
+    Ordinal* cols = ac_cols.data() + region(i);
+    Scalar* vals = ac_vals.data() + region(i);
+    std::int64_t n = 0;
+    // The region has room for one entry past the row's distinct columns: each product stores its column at n,
+    // which only a new column keeps.
+    for_each_product(i, [&](const Ordinal col, const Scalar x) {
+      cols[n] = col;
+      n += add(stamp, sum, s, col, x);
+    });
+    if (!insertion_sorted(cols, n, insertion_moves_per_entry)) {
+      sort_row_sequential(cols, static_cast<Scalar*>(nullptr), n);
+    }
+    for (std::int64_t j = 0; j < n; ++j) vals[j] = sum[cols[j]];
+    ac_rows(i + 1) = static_cast<typename AcMatrix::offset_type>(n);
+  }
+
   KOKKOS_INLINE_FUNCTION void accumulate(const Ordinal i, Ordinal* stamp, Scalar* sum) const {
     const Ordinal s = i + 1;
     Ordinal* cols = ac_cols.data() + ac_rows(i);
@@ -121,13 +189,13 @@ struct TripleRowKernel {
     const std::int64_t size = ac_rows(i + 1) - ac_rows(i);
     std::int64_t n = 0;
     for_each_product(i, [&](const Ordinal col, const Scalar x) {
-      if (stamp[col] != s) {
-        stamp[col] = s;
-        sum[col] = x;
-        if (Pass == TriplePass::Fill && n < size) cols[n] = col;
-        ++n;
+      if constexpr (Pass == TriplePass::Fill) {
+        if (add(stamp, sum, s, col, x)) {
+          if (n < size) cols[n] = col;
+          ++n;
+        }
       } else {
-        sum[col] += x;
+        n += add(stamp, sum, s, col, x);
       }
     });
     if constexpr (Pass == TriplePass::Fill) {
@@ -152,17 +220,86 @@ struct TripleRowKernel {
   }
 };
 
-/// Ac = R*A*P (Ac's structure and values; rows sorted) through TripleRowKernel. Ac's views are allocated here.
+/// Each row of R's region in the one-pass route (TriplePass::Bounded): region(i) to region(i + 1) holds the row's
+/// bound (its products: R's entries' rows of A times P's longest row, at most P's columns) and one entry more;
+/// region(num_rows) is the total.
+template <class ExecSpace, class RMatrix, class AMatrix, class PMatrix>
+Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> triple_bounds(const ExecSpace& exec, const RMatrix& r,
+                                                                            const AMatrix& a, const PMatrix& p) {
+  const std::int64_t longest = row_length_range(exec, p).max_val;
+  const auto r_rows = r.row_map();
+  const auto r_cols = r.entries();
+  const auto a_rows = a.row_map();
+  const std::int64_t n = r.num_rows(), width = p.num_cols();
+  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> region(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::region"), std::size_t(n) + 1);
+  Kokkos::parallel_scan(
+      "KokkosSpGEMM::TripleRows::region", Kokkos::RangePolicy<ExecSpace>(exec, 0, n + 1),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& partial, const bool final) {
+        std::int64_t bound = 0;
+        if (i < n) {
+          for (auto e = r_rows(i); e < r_rows(i + 1); ++e) {
+            const auto k = r_cols(e);
+            bound += static_cast<std::int64_t>(a_rows(k + 1) - a_rows(k));
+          }
+          bound *= longest;
+          bound = (bound < width ? bound : width) + 1;
+        }
+        if (final) region(i) = partial;
+        partial += bound;
+      });
+  return region;
+}
+
+/// Bytes of buffers past which triple_rows_product counts the rows first instead of writing them into regions of
+/// their bounds: the temporary cache's limit (its blocks stay warm between calls), or A's own arrays where larger.
+template <class AMatrix>
+std::size_t triple_one_pass_bytes(const AMatrix& a) {
+  const std::size_t a_bytes = static_cast<std::size_t>(a.nnz()) *
+                              (sizeof(typename AMatrix::ordinal_type) + sizeof(typename AMatrix::scalar_type));
+  return a_bytes > default_temporary_cache_bytes ? a_bytes : default_temporary_cache_bytes;
+}
+
+/// How triple_rows_product lays out Ac: one pass into regions of the rows' bounds where they fit
+/// triple_one_pass_bytes (Auto), always (OnePass), or a count pass first (Counted).
+enum class TripleRoute { Auto, OnePass, Counted };
+
+/// Ac = R*A*P (Ac's structure and values; rows sorted) through TripleRowKernel. Ac's views are allocated here. In one
+/// pass each row is written into its region of the bounds and a copy compacts them (the work of a count pass saved
+/// for a copy of Ac); counted, a count pass sizes the rows first.
 template <class ExecSpace, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
-void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p, AcMatrix& ac) {
+void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p, AcMatrix& ac,
+                         TripleRoute route = TripleRoute::Auto) {
   using Offset = typename AcMatrix::offset_type;
+  using Ordinal = typename AcMatrix::ordinal_type;
+  using Scalar = typename AcMatrix::scalar_type;
   KOKKOSSPGEMM_REQUIRE(r.num_cols() == a.num_rows() && a.num_cols() == p.num_rows(), DimensionMismatch,
                        "triple_rows_product",
                        "R is " << r.num_rows() << " x " << r.num_cols() << ", A is " << a.num_rows() << " x "
                                << a.num_cols() << ", P is " << p.num_rows() << " x " << p.num_cols());
   const typename AcMatrix::row_map_type rows("KokkosSpGEMM::TripleRows::row_map", std::size_t(r.num_rows()) + 1);
-  TripleRowKernel<ExecSpace, TriplePass::Count, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, rows)
-      .run(exec);
+  const auto region = triple_bounds(exec, r, a, p);
+  std::int64_t bounded = 0;
+  Kokkos::deep_copy(exec, bounded, Kokkos::subview(region, std::size_t(r.num_rows())));
+  exec.fence();
+  const bool one_pass =
+      route == TripleRoute::OnePass ||
+      (route == TripleRoute::Auto &&
+       static_cast<std::size_t>(bounded) * (sizeof(Ordinal) + sizeof(Scalar)) <= triple_one_pass_bytes(a));
+  Workspace<ExecSpace> workspace(exec, one_pass ? std::size_t(bounded) * (sizeof(Ordinal) + sizeof(Scalar)) + 1024 : 0);
+  typename AcMatrix::entries_type buffer_cols;
+  typename AcMatrix::values_type buffer_vals;
+  if (one_pass) {
+    buffer_cols = workspace.template take<Ordinal>("KokkosSpGEMM::TripleRows::buffer_entries", std::size_t(bounded));
+    buffer_vals = workspace.template take<Scalar>("KokkosSpGEMM::TripleRows::buffer_values", std::size_t(bounded));
+    auto k = TripleRowKernel<ExecSpace, TriplePass::Bounded, RMatrix, AMatrix, PMatrix, AcMatrix>::make(
+        exec, r, a, p, rows, buffer_cols, buffer_vals);
+    k.region = region;
+    k.run(exec);
+  } else {
+    TripleRowKernel<ExecSpace, TriplePass::Count, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, rows)
+        .run(exec);
+  }
   Offset total = 0;
   Kokkos::parallel_scan(
       "KokkosSpGEMM::TripleRows::row_map", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::int64_t(r.num_rows()) + 1),
@@ -175,9 +312,23 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::entries"), std::size_t(total));
   const typename AcMatrix::values_type vals(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::values"), std::size_t(total));
-  TripleRowKernel<ExecSpace, TriplePass::Fill, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, rows, cols,
-                                                                                          vals)
-      .run(exec);
+  if (one_pass) {
+    Kokkos::parallel_for(
+        "KokkosSpGEMM::TripleRows::compact", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::int64_t(r.num_rows())),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          const std::int64_t from = region(i), to = static_cast<std::int64_t>(rows(i));
+          const std::int64_t n = static_cast<std::int64_t>(rows(i + 1)) - to;
+          for (std::int64_t j = 0; j < n; ++j) {
+            cols(to + j) = buffer_cols(from + j);
+            vals(to + j) = buffer_vals(from + j);
+          }
+        });
+    exec.fence();  // the buffers go back to the cache with the workspace
+  } else {
+    TripleRowKernel<ExecSpace, TriplePass::Fill, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, rows, cols,
+                                                                                            vals)
+        .run(exec);
+  }
   ac = AcMatrix(r.num_rows(), p.num_cols(), rows, cols, vals);
 }
 
