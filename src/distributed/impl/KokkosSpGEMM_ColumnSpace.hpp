@@ -58,7 +58,7 @@ std::vector<typename Map::global_ordinal_type> column_map_order(const Map& domai
                                                                 std::vector<typename Map::global_ordinal_type> gids) {
   using GO = typename Map::global_ordinal_type;
   using LO = typename Map::local_ordinal_type;
-  std::sort(gids.begin(), gids.end());
+  if (!std::is_sorted(gids.begin(), gids.end())) std::sort(gids.begin(), gids.end());
   gids.erase(std::unique(gids.begin(), gids.end()), gids.end());
   std::vector<LO> owned;
   std::vector<GO> remote;
@@ -71,7 +71,7 @@ std::vector<typename Map::global_ordinal_type> column_map_order(const Map& domai
       remote.push_back(g);
     }
   }
-  std::sort(owned.begin(), owned.end());
+  if (!std::is_sorted(owned.begin(), owned.end())) std::sort(owned.begin(), owned.end());
   Teuchos::Array<int> pids(remote.size());
   const auto status =
       domain.getRemoteIndexList(Teuchos::ArrayView<const GO>(remote.data(), remote.size()), pids());  // collective

@@ -244,7 +244,7 @@ class TransposedProduct {
     for (std::size_t i = 0; i < n_c; ++i) {
       const auto begin = all.begin() + static_cast<std::ptrdiff_t>(start_of[i]);
       const auto end = all.begin() + static_cast<std::ptrdiff_t>(start_of[i + 1]);
-      std::sort(begin, end);
+      if (!std::is_sorted(begin, end)) std::sort(begin, end);  // one rank's rows come sorted
       c_rows_host(i + 1) = c_rows_host(i) + static_cast<std::size_t>(std::unique(begin, end) - begin);
     }
     const std::size_t c_nnz = c_rows_host(n_c);
@@ -255,24 +255,31 @@ class TransposedProduct {
                 all.begin() + static_cast<std::ptrdiff_t>(start_of[i] + c_rows_host(i + 1) - c_rows_host(i)),
                 c_entries_host.data() + c_rows_host(i));
     }
-    auto position = [&](std::size_t row, LO col) {
-      const LO* begin = c_entries_host.data() + c_rows_host(row);
-      const LO* end = c_entries_host.data() + c_rows_host(row + 1);
-      return static_cast<std::size_t>(std::lower_bound(begin, end, col) - c_entries_host.data());
+    // Each contribution's place in C: a row of C's columns spread over a dense array of C's columns, then read at
+    // the columns of the contributions to that row (every one of them is in the row, which is their union).
+    std::vector<std::size_t> place(c_gids.size());
+    auto spread_row = [&](std::size_t row) {
+      for (auto j = c_rows_host(row); j < c_rows_host(row + 1); ++j) {
+        place[static_cast<std::size_t>(c_entries_host(j))] = j;
+      }
     };
-    m_kept_positions.clear();
+    std::size_t kept_total = 0;
+    for (const LO r : m_kept_from) kept_total += rows(r + 1) - rows(r);
+    m_kept_positions.resize(kept_total);
+    at = 0;
     for (std::size_t k = 0; k < m_kept_from.size(); ++k) {
       const auto r = static_cast<std::size_t>(m_kept_from[k]);
+      spread_row(static_cast<std::size_t>(m_kept_to[k]));
       for (auto e = rows(r); e < rows(r + 1); ++e) {
-        m_kept_positions.push_back(
-            position(static_cast<std::size_t>(m_kept_to[k]), partial_to_c[static_cast<std::size_t>(cols(e))]));
+        m_kept_positions[at++] = place[static_cast<std::size_t>(partial_to_c[static_cast<std::size_t>(cols(e))])];
       }
     }
     m_received_positions.resize(receive_total);
     at = 0;
     for (std::size_t k = 0; k < m_received_rows.size(); ++k) {
+      spread_row(static_cast<std::size_t>(m_received_rows[k]));
       for (std::size_t e = 0; e < m_receive_counts[k]; ++e, ++at) {
-        m_received_positions[at] = position(static_cast<std::size_t>(m_received_rows[k]), received_c_cols[at]);
+        m_received_positions[at] = place[static_cast<std::size_t>(received_c_cols[at])];
       }
     }
     Kokkos::deep_copy(c_row_map, c_rows_host);

@@ -23,16 +23,18 @@ namespace Impl {
 /// at once, into a region of its bound (triple_bounds) that a compaction copies into Ac.
 enum class TriplePass { Count, Fill, Refresh, Bounded };
 
+using RowLengthRange = typename Kokkos::MinMax<std::int64_t>::value_type;
+
 /// The shortest and longest row of m (both 0 for a matrix without rows).
 template <class ExecSpace, class Matrix>
-typename Kokkos::MinMax<std::int64_t>::value_type row_length_range(const ExecSpace& exec, const Matrix& m) {
+RowLengthRange row_length_range(const ExecSpace& exec, const Matrix& m) {
   const auto rows = m.row_map();
-  typename Kokkos::MinMax<std::int64_t>::value_type range;
+  RowLengthRange range;
   range.min_val = range.max_val = 0;
   if (m.num_rows() == 0) return range;
   Kokkos::parallel_reduce(
       "KokkosSpGEMM::TripleRows::row_lengths", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::int64_t(m.num_rows())),
-      KOKKOS_LAMBDA(const std::int64_t l, typename Kokkos::MinMax<std::int64_t>::value_type& r) {
+      KOKKOS_LAMBDA(const std::int64_t l, RowLengthRange& r) {
         const auto len = static_cast<std::int64_t>(rows(l + 1) - rows(l));
         r.min_val = len < r.min_val ? len : r.min_val;
         r.max_val = len > r.max_val ? len : r.max_val;
@@ -70,8 +72,9 @@ struct TripleRowKernel {
   bool unit_p = false;  // every row of P holds one entry (tentative prolongators): its entry l is row l's
 
   /// A pass's kernel with its workspace: a stamp (zeroed) and, but for Count, a sum per column of P and token.
+  /// p_lengths: row_length_range of P.
   static TripleRowKernel make(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p,
-                              const typename AcMatrix::row_map_type& ac_rows,
+                              const RowLengthRange& p_lengths, const typename AcMatrix::row_map_type& ac_rows,
                               const typename AcMatrix::entries_type& ac_cols = {},
                               const typename AcMatrix::values_type& ac_vals = {}) {
     TripleRowKernel k{r, a, p, ac_rows, ac_cols, ac_vals};
@@ -84,8 +87,7 @@ struct TripleRowKernel {
                                 tokens, width);
     }
     k.missed = decltype(k.missed)("KokkosSpGEMM::TripleRows::missed");
-    const auto lengths = row_length_range(exec, p);
-    k.unit_p = lengths.min_val == 1 && lengths.max_val == 1;
+    k.unit_p = p_lengths.min_val == 1 && p_lengths.max_val == 1;
     return k;
   }
 
@@ -225,8 +227,9 @@ struct TripleRowKernel {
 /// region(num_rows) is the total.
 template <class ExecSpace, class RMatrix, class AMatrix, class PMatrix>
 Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> triple_bounds(const ExecSpace& exec, const RMatrix& r,
-                                                                            const AMatrix& a, const PMatrix& p) {
-  const std::int64_t longest = row_length_range(exec, p).max_val;
+                                                                            const AMatrix& a, const PMatrix& p,
+                                                                            const RowLengthRange& p_lengths) {
+  const std::int64_t longest = p_lengths.max_val;
   const auto r_rows = r.row_map();
   const auto r_cols = r.entries();
   const auto a_rows = a.row_map();
@@ -278,7 +281,8 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
                        "R is " << r.num_rows() << " x " << r.num_cols() << ", A is " << a.num_rows() << " x "
                                << a.num_cols() << ", P is " << p.num_rows() << " x " << p.num_cols());
   const typename AcMatrix::row_map_type rows("KokkosSpGEMM::TripleRows::row_map", std::size_t(r.num_rows()) + 1);
-  const auto region = triple_bounds(exec, r, a, p);
+  const auto p_lengths = row_length_range(exec, p);
+  const auto region = triple_bounds(exec, r, a, p, p_lengths);
   std::int64_t bounded = 0;
   Kokkos::deep_copy(exec, bounded, Kokkos::subview(region, std::size_t(r.num_rows())));
   exec.fence();
@@ -293,11 +297,12 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
     buffer_cols = workspace.template take<Ordinal>("KokkosSpGEMM::TripleRows::buffer_entries", std::size_t(bounded));
     buffer_vals = workspace.template take<Scalar>("KokkosSpGEMM::TripleRows::buffer_values", std::size_t(bounded));
     auto k = TripleRowKernel<ExecSpace, TriplePass::Bounded, RMatrix, AMatrix, PMatrix, AcMatrix>::make(
-        exec, r, a, p, rows, buffer_cols, buffer_vals);
+        exec, r, a, p, p_lengths, rows, buffer_cols, buffer_vals);
     k.region = region;
     k.run(exec);
   } else {
-    TripleRowKernel<ExecSpace, TriplePass::Count, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, rows)
+    TripleRowKernel<ExecSpace, TriplePass::Count, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, p_lengths,
+                                                                                             rows)
         .run(exec);
   }
   Offset total = 0;
@@ -325,8 +330,8 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
         });
     exec.fence();  // the buffers go back to the cache with the workspace
   } else {
-    TripleRowKernel<ExecSpace, TriplePass::Fill, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, rows, cols,
-                                                                                            vals)
+    TripleRowKernel<ExecSpace, TriplePass::Fill, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, p_lengths,
+                                                                                            rows, cols, vals)
         .run(exec);
   }
   ac = AcMatrix(r.num_rows(), p.num_cols(), rows, cols, vals);
@@ -341,7 +346,7 @@ bool triple_rows_refresh(const ExecSpace& exec, const RMatrix& r, const AMatrix&
     return false;
   }
   const auto k = TripleRowKernel<ExecSpace, TriplePass::Refresh, RMatrix, AMatrix, PMatrix, AcMatrix>::make(
-      exec, r, a, p, ac.row_map(), ac.entries(), ac.values());
+      exec, r, a, p, row_length_range(exec, p), ac.row_map(), ac.entries(), ac.values());
   k.run(exec);
   int missed = 0;
   Kokkos::deep_copy(exec, missed, k.missed);
