@@ -20,7 +20,8 @@ namespace Impl {
 
 /// The passes over R's rows: Count writes each row's size of Ac (at ac_rows(i + 1)); Fill writes its sorted columns
 /// and values; Refresh writes values over columns in place; Bounded writes a row's size, sorted columns and values
-/// at once, into a region of its bound (triple_bounds) that a compaction copies into Ac.
+/// at once, one after the other into its work item's region of the buffers (triple_bounds), which a compaction
+/// copies into Ac.
 enum class TriplePass { Count, Fill, Refresh, Bounded };
 
 using RowLengthRange = typename Kokkos::MinMax<std::int64_t>::value_type;
@@ -67,7 +68,8 @@ struct TripleRowKernel {
   Kokkos::View<Scalar**, Kokkos::LayoutRight, Space> sums;
   Kokkos::View<int, Space> missed;  // a column of Ac that no product reached (a changed structure)
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
-  // Bounded: row i's region of the buffers starts at region(i), with room for its bound and one more entry.
+  // Bounded: work item t's region of the buffers (ac_cols, ac_vals) starts at region(t), with room for its rows'
+  // bounds and one more entry.
   Kokkos::View<const std::int64_t*, Space> region;
   bool unit_p = false;  // every row of P holds one entry (tentative prolongators): its entry l is row l's
 
@@ -97,11 +99,13 @@ struct TripleRowKernel {
     const std::int64_t end = begin + rows_per_item < rows ? begin + rows_per_item : rows;
     const int t = token.acquire();
     Ordinal* stamp = &stamps(t, 0);
+    std::int64_t at = 0;
+    if constexpr (Pass == TriplePass::Bounded) at = region(item);
     for (std::int64_t i = begin; i < end; ++i) {
       if constexpr (Pass == TriplePass::Count) {
         count(static_cast<Ordinal>(i), stamp);
       } else if constexpr (Pass == TriplePass::Bounded) {
-        bounded(static_cast<Ordinal>(i), stamp, &sums(t, 0));
+        at += bounded(static_cast<Ordinal>(i), stamp, &sums(t, 0), ac_cols.data() + at, ac_vals.data() + at);
       } else {
         accumulate(static_cast<Ordinal>(i), stamp, &sums(t, 0));
       }
@@ -166,10 +170,10 @@ struct TripleRowKernel {
     return false;
   }
 
-  KOKKOS_INLINE_FUNCTION void bounded(const Ordinal i, Ordinal* stamp, Scalar* sum) const {
+  /// Writes row i at cols and vals; returns its size.
+  KOKKOS_INLINE_FUNCTION std::int64_t bounded(const Ordinal i, Ordinal* stamp, Scalar* sum, Ordinal* cols,
+                                              Scalar* vals) const {
     const Ordinal s = i + 1;
-    Ordinal* cols = ac_cols.data() + region(i);
-    Scalar* vals = ac_vals.data() + region(i);
     std::int64_t n = 0;
     // The region has room for one entry past the row's distinct columns: each product stores its column at n,
     // which only a new column keeps.
@@ -182,6 +186,7 @@ struct TripleRowKernel {
     }
     for (std::int64_t j = 0; j < n; ++j) vals[j] = sum[cols[j]];
     ac_rows(i + 1) = static_cast<typename AcMatrix::offset_type>(n);
+    return n;
   }
 
   KOKKOS_INLINE_FUNCTION void accumulate(const Ordinal i, Ordinal* stamp, Scalar* sum) const {
@@ -222,10 +227,11 @@ struct TripleRowKernel {
   }
 };
 
-/// Each row of R's region in the one-pass route (TriplePass::Bounded): region(i) to region(i + 1) holds the row's
-/// bound (its products: R's entries' rows of A times P's longest row, at most P's columns) and one entry more;
-/// region(num_rows) is the total.
-template <class ExecSpace, class RMatrix, class AMatrix, class PMatrix>
+/// The regions of the one-pass route (TriplePass::Bounded), a work item of TripleRowKernel's rows each: region(t) to
+/// region(t + 1) holds the bounds of item t's rows (a row's products: R's entries' rows of A times P's longest row,
+/// at most P's columns) and one entry more; region(items) is the total. An item's rows lie one after the other in
+/// it, as they will in Ac, so that the compaction copies an item at once.
+template <class Kernel, class ExecSpace, class RMatrix, class AMatrix, class PMatrix>
 Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> triple_bounds(const ExecSpace& exec, const RMatrix& r,
                                                                             const AMatrix& a, const PMatrix& p,
                                                                             const RowLengthRange& p_lengths) {
@@ -234,22 +240,29 @@ Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> triple_bounds(cons
   const auto r_cols = r.entries();
   const auto a_rows = a.row_map();
   const std::int64_t n = r.num_rows(), width = p.num_cols();
+  constexpr std::int64_t per_item = Kernel::rows_per_item;
+  const std::int64_t items = (n + per_item - 1) / per_item;
   Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> region(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::region"), std::size_t(n) + 1);
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::region"), std::size_t(items) + 1);
   Kokkos::parallel_scan(
-      "KokkosSpGEMM::TripleRows::region", Kokkos::RangePolicy<ExecSpace>(exec, 0, n + 1),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& partial, const bool final) {
-        std::int64_t bound = 0;
-        if (i < n) {
-          for (auto e = r_rows(i); e < r_rows(i + 1); ++e) {
-            const auto k = r_cols(e);
-            bound += static_cast<std::int64_t>(a_rows(k + 1) - a_rows(k));
+      "KokkosSpGEMM::TripleRows::region", Kokkos::RangePolicy<ExecSpace>(exec, 0, items + 1),
+      KOKKOS_LAMBDA(const std::int64_t t, std::int64_t& partial, const bool final) {
+        std::int64_t room = 0;
+        if (t < items) {
+          const std::int64_t end = (t + 1) * per_item < n ? (t + 1) * per_item : n;
+          for (std::int64_t i = t * per_item; i < end; ++i) {
+            std::int64_t bound = 0;
+            for (auto e = r_rows(i); e < r_rows(i + 1); ++e) {
+              const auto k = r_cols(e);
+              bound += static_cast<std::int64_t>(a_rows(k + 1) - a_rows(k));
+            }
+            bound *= longest;
+            room += bound < width ? bound : width;
           }
-          bound *= longest;
-          bound = (bound < width ? bound : width) + 1;
+          room += 1;
         }
-        if (final) region(i) = partial;
-        partial += bound;
+        if (final) region(t) = partial;
+        partial += room;
       });
   return region;
 }
@@ -282,9 +295,11 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
                                << a.num_cols() << ", P is " << p.num_rows() << " x " << p.num_cols());
   const typename AcMatrix::row_map_type rows("KokkosSpGEMM::TripleRows::row_map", std::size_t(r.num_rows()) + 1);
   const auto p_lengths = row_length_range(exec, p);
-  const auto region = triple_bounds(exec, r, a, p, p_lengths);
+  using Bounded = TripleRowKernel<ExecSpace, TriplePass::Bounded, RMatrix, AMatrix, PMatrix, AcMatrix>;
+  const auto region = triple_bounds<Bounded>(exec, r, a, p, p_lengths);
+  const std::int64_t items = static_cast<std::int64_t>(region.extent(0)) - 1;
   std::int64_t bounded = 0;
-  Kokkos::deep_copy(exec, bounded, Kokkos::subview(region, std::size_t(r.num_rows())));
+  Kokkos::deep_copy(exec, bounded, Kokkos::subview(region, std::size_t(items)));
   exec.fence();
   const bool one_pass =
       route == TripleRoute::OnePass ||
@@ -296,8 +311,7 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
   if (one_pass) {
     buffer_cols = workspace.template take<Ordinal>("KokkosSpGEMM::TripleRows::buffer_entries", std::size_t(bounded));
     buffer_vals = workspace.template take<Scalar>("KokkosSpGEMM::TripleRows::buffer_values", std::size_t(bounded));
-    auto k = TripleRowKernel<ExecSpace, TriplePass::Bounded, RMatrix, AMatrix, PMatrix, AcMatrix>::make(
-        exec, r, a, p, p_lengths, rows, buffer_cols, buffer_vals);
+    auto k = Bounded::make(exec, r, a, p, p_lengths, rows, buffer_cols, buffer_vals);
     k.region = region;
     k.run(exec);
   } else {
@@ -318,11 +332,14 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
   const typename AcMatrix::values_type vals(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::TripleRows::values"), std::size_t(total));
   if (one_pass) {
+    const std::int64_t rows_n = r.num_rows();
     Kokkos::parallel_for(
-        "KokkosSpGEMM::TripleRows::compact", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::int64_t(r.num_rows())),
-        KOKKOS_LAMBDA(const std::int64_t i) {
-          const std::int64_t from = region(i), to = static_cast<std::int64_t>(rows(i));
-          const std::int64_t n = static_cast<std::int64_t>(rows(i + 1)) - to;
+        "KokkosSpGEMM::TripleRows::compact", Kokkos::RangePolicy<ExecSpace>(exec, 0, items),
+        KOKKOS_LAMBDA(const std::int64_t t) {
+          const std::int64_t first = t * Bounded::rows_per_item;
+          const std::int64_t last = first + Bounded::rows_per_item < rows_n ? first + Bounded::rows_per_item : rows_n;
+          const std::int64_t from = region(t), to = static_cast<std::int64_t>(rows(first));
+          const std::int64_t n = static_cast<std::int64_t>(rows(last)) - to;
           for (std::int64_t j = 0; j < n; ++j) {
             cols(to + j) = buffer_cols(from + j);
             vals(to + j) = buffer_vals(from + j);
