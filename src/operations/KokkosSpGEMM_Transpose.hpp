@@ -125,9 +125,17 @@ transpose_with_source(const ExecSpace& exec, const CsrMatrix<S, O, F0, M>& a,
   const auto t_rows = out.t.row_map();
   const auto t_cols = out.t.entries();
   const auto source = out.source;
+  // One host thread (Serial, or OpenMP at one thread) counts and places entries without atomics, which cost more
+  // than the counting itself there, and places them in order: its rows of A^T come out sorted.
+  const bool one_thread = !BackendTraits<ExecSpace>::is_gpu && exec.concurrency() == 1;
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Transpose::count", Impl::Range<ExecSpace>(exec, 0, a.nnz()),
-      KOKKOS_LAMBDA(const std::size_t e) { Kokkos::atomic_add(&t_rows(a_cols(e) + 1), F(1)); });
+      "KokkosSpGEMM::Transpose::count", Impl::Range<ExecSpace>(exec, 0, a.nnz()), KOKKOS_LAMBDA(const std::size_t e) {
+        if (one_thread) {
+          ++t_rows(a_cols(e) + 1);
+        } else {
+          Kokkos::atomic_add(&t_rows(a_cols(e) + 1), F(1));
+        }
+      });
   Kokkos::parallel_scan(
       "KokkosSpGEMM::Transpose::scan", Impl::Range<ExecSpace>(exec, 0, cols),
       KOKKOS_LAMBDA(const O j, F& partial, const bool final) {
@@ -154,7 +162,7 @@ transpose_with_source(const ExecSpace& exec, const CsrMatrix<S, O, F0, M>& a,
     Kokkos::parallel_for(
         "KokkosSpGEMM::Transpose::scatter_rows", Impl::Range<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const O i) {
           for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {
-            const F pos = Kokkos::atomic_fetch_add(&cursor(a_cols(e)), F(1));
+            const F pos = one_thread ? cursor(a_cols(e))++ : Kokkos::atomic_fetch_add(&cursor(a_cols(e)), F(1));
             t_cols(pos) = i;
             source(pos) = static_cast<F>(e);
           }
@@ -176,7 +184,7 @@ transpose_with_source(const ExecSpace& exec, const CsrMatrix<S, O, F0, M>& a,
   }
   if (method == TransposeMethod::SegmentedMerge) {
     Impl::sort_transpose_rows_by_merge(exec, t_rows, t_cols, source);
-  } else {
+  } else if (!one_thread) {
     Kokkos::parallel_for(
         "KokkosSpGEMM::Transpose::sort_rows", Impl::Range<ExecSpace>(exec, 0, cols), KOKKOS_LAMBDA(const O j) {
           Impl::sort_row_sequential(t_cols.data() + t_rows(j), source.data() + t_rows(j), t_rows(j + 1) - t_rows(j));
