@@ -185,6 +185,43 @@ TEST(TEST_CATEGORY, spgemm_short_rows_of_c_accumulated_in_registers) {
   }
 }
 
+// B of one entry a row (a tentative prolongator, its values varied) takes the CPU dense rows' loop that reads B's
+// entry at A's column (rows_of_one_entry); B with as many entries as rows but a row of two and one of none must not.
+// Sorted, unsorted, deterministic and reuse against the reference on every backend, and a column of A past B's rows
+// is still an error on that loop.
+TEST(TEST_CATEGORY, spgemm_b_of_one_entry_a_row) {
+  using Exec = TEST_EXECSPACE;
+  using M = HostCsr<double>;
+  Exec exec;
+  const Kokkos::DefaultHostExecutionSpace host;
+  const M a = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(12);
+  const M p = with_new_values(KokkosSpGEMM::tentative_prolongator<double, int, int>(12, 3, 2), 1.0, 0.25);
+  ASSERT_EQ(p.nnz(), static_cast<std::size_t>(p.num_rows()));
+  EXPECT_TRUE(KokkosSpGEMM::Impl::rows_of_one_entry(host, p.row_map(), p.nnz()));
+  // Row 0 takes row 1's entry (columns kept in order), row 1 none: as many entries as rows, not one in each.
+  M uneven = with_new_values(p, 1.0, 0.0);
+  if (uneven.entries()(0) > uneven.entries()(1)) {
+    std::swap(uneven.entries()(0), uneven.entries()(1));
+    std::swap(uneven.values()(0), uneven.values()(1));
+  }
+  uneven.row_map()(1) = 2;
+  EXPECT_FALSE(KokkosSpGEMM::Impl::rows_of_one_entry(host, uneven.row_map(), uneven.nnz()));
+  TestOptions unsorted, deterministic;
+  unsorted.sorted = false;
+  deterministic.deterministic = true;
+  const std::pair<std::string, const M*> cases[] = {{"A * P_tent", &p}, {"A * B uneven", &uneven}};
+  for (const auto& [what, b] : cases) {
+    for (const TestOptions& o : {TestOptions(), unsorted, deterministic})
+      expect_matches_reference<Exec>(a, *b, o, what);
+    check_reuse_rounds<Exec>(a, *b, TestOptions(), what + " reuse", 2);
+  }
+  M bad = with_new_values(a, 1.0, 0.0);
+  bad.entries()(bad.row_map()(5)) = p.num_rows();  // row 5's first column names no row of B
+  const std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+      [&] { KokkosSpGEMM::spgemm(exec, KokkosSpGEMM::copy_to(exec, bad), KokkosSpGEMM::copy_to(exec, p)); });
+  EXPECT_NE(msg.find("row 5"), std::string::npos) << msg;
+}
+
 // Under Auto, CPU dense rows of graphs (rows of very unequal products that compress a little) add without a branch
 // on new columns; each row must leave its slots zero for the next (thousands of rows, empty ones among them), and the
 // repeated calls take the pools' blocks back from the temporary cache. Sorted and unsorted, rectangular B, B with

@@ -354,6 +354,21 @@ bool check_operand_shapes(const char* function, const AMatrix& a, const BMatrix&
   return shape_ok(a) && shape_ok(b);
 }
 
+/// Whether every row of a CSR matrix with this row map and nnz entries holds exactly one entry (row_map(i) == i),
+/// as B = a tentative prolongator's do: the CPU kernels then read B's entry k for A's column k without a loop over
+/// a row of B. A pass over the row map only where nnz equals the rows.
+template <class ExecSpace, class RowMap>
+bool rows_of_one_entry(const ExecSpace& exec, const RowMap& row_map, std::size_t nnz) {
+  const std::size_t rows = row_map.extent(0) > 0 ? row_map.extent(0) - 1 : 0;
+  if (rows == 0 || nnz != rows) return false;
+  std::int64_t off = 0;
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::InputChecks::rows_of_one_entry", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows + 1),
+      KOKKOS_LAMBDA(const std::size_t i, std::int64_t& count) { count += static_cast<std::size_t>(row_map(i)) != i; },
+      off);
+  return off == 0;
+}
+
 /// Checks A and B for a product: dimensions, then every row of both. The common case (valid operands) costs one
 /// pass over both and one synchronisation; the detailed checks, which name the problem, run only when it found one
 /// (or for shapes without rows).
