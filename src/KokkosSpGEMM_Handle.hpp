@@ -147,6 +147,7 @@ class Handle {
     bool single_use = false;
     Impl::StructureSignature signature;
     std::int64_t nnz = 0, products = 0, max_row_products = 0;
+    bool b_one_entry_rows = false;  // MultiplyViews::unit_b
     std::size_t peak_extra_bytes = 0, symbolic_pool_bytes = 0, numeric_pool_bytes = 0;
     std::vector<Impl::BinConfig> symbolic_configs, numeric_configs;
     Impl::RowBins<Ordinal, memory_space> numeric_bins;

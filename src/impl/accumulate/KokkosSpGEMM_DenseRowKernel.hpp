@@ -71,9 +71,6 @@ struct DenseRowKernel {
   // row, as the pool's acquire/release would cause.
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
   bool by_token = false;
-  // Every row of B holds one entry (tentative prolongators: A*P): A's column k names B's entry k, read without a
-  // loop over a row of B, whose bounds cost a load and a branch a product (rows_of_one_entry).
-  bool unit_b = false;
 
   // Chunk layout: header (the last stamp handed out; at byte 8 whether the values are zeroed), stamps, bitmap (and
   // summary), values, touched list; each part 16-byte aligned (any scalar type).
@@ -225,7 +222,7 @@ struct DenseRowKernel {
     stamp_mask_row(row, stamps, stamp);
     std::int64_t n = 0;
     const auto a_end = v.a_rows(row + 1);
-    if (unit_b) {
+    if (v.unit_b) {
       for (auto e = v.a_rows(row); e < a_end; ++e) {
         const Ordinal k = a_cols[e];
         if (Counts && !check.entry_followed(k, bad)) continue;
@@ -324,7 +321,7 @@ struct DenseRowKernel {
     const auto a_row = v.a_values.row(row);  // the Jacobi operand's scale and diagonal, once a row
     if constexpr (!Gather) stamp_mask_row(row, stamps, stamp);
     std::int64_t n = 0;
-    if (!BranchFree && unit_b) {  // the loop below, with B's row of one entry at k
+    if (!BranchFree && v.unit_b) {  // the loop below, with B's row of one entry at k
       for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
         const Ordinal k = v.a_cols(e);
         const Ordinal col = b_cols[k];
@@ -336,7 +333,7 @@ struct DenseRowKernel {
         acc[col] += a_row(a_vals[e], e) * b_vals[k];
       }
     }
-    const auto a_end = BranchFree || !unit_b ? v.a_rows(row + 1) : v.a_rows(row);  // done above
+    const auto a_end = BranchFree || !v.unit_b ? v.a_rows(row + 1) : v.a_rows(row);  // done above
     for (auto e = v.a_rows(row); e < a_end; ++e) {
       const Ordinal k = v.a_cols(e);
       const Scalar a_val = a_row(a_vals[e], e);

@@ -48,6 +48,10 @@ struct MultiplyViews {
   Kokkos::View<ordinal_type*, memory_space> bc_words;
   Kokkos::View<std::uint64_t*, memory_space> bc_masks;
   ordinal_type b_num_cols = 0;
+  /// Every row of B holds one entry (rows_of_one_entry, found by the symbolic phase on host spaces): A's column k
+  /// names B's entry k, which the CPU dense rows and host replay read without B's row bounds (a load, and a loop
+  /// branch, a product).
+  bool unit_b = false;
   /// Numeric reuse: C's entries already hold this structure's columns (written by the previous numeric call of the
   /// handle), so the hash kernels only gather each column's value instead of extracting and sorting their tables.
   bool known_columns = false;

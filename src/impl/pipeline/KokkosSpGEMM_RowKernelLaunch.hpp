@@ -602,8 +602,6 @@ class RowKernelLauncher {
       }
       kernel.pool = dense_pool;
       kernel.by_token = dense_pool.num_chunks() >= kernel.token.size();
-      if (b_unit_rows < 0) b_unit_rows = rows_of_one_entry(exec, v.b_rows, v.b_cols.extent(0)) ? 1 : 0;
-      kernel.unit_b = b_unit_rows == 1;
       // Ranges of rows of equal work, one a grab: Kokkos' own chunks of equal items left R-MAT's heaviest rows, its
       // first, to one thread.
       const std::int64_t items = work_range_count(exec, c.rows, Kernel::rows_per_item);
@@ -660,7 +658,6 @@ class RowKernelLauncher {
   std::size_t pool_peak = 0;
   BinConfig dense_shared;  // rows: all dense bins' rows; bound: their largest
   Pool dense_pool;
-  int b_unit_rows = -1;  // whether every row of B holds one entry (rows_of_one_entry): unknown until a dense launch
   std::vector<int> thread_rows_launch, team_row_launch, team_dense_launch;
 };
 

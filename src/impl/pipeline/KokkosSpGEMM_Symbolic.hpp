@@ -244,6 +244,10 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   MultiplyViews<AMatrix, BMatrix, CMatrix> v(a, b, c);
   v.mask_rows = st.complement_rows;
   v.mask_cols = st.complement_cols;
+  // Host kernels only: the GPU's register rows and replays measured no faster with it (H200, A times P_tent), and
+  // finding it there costs a wait. Numeric and reuse calls take the analysis' answer.
+  st.b_one_entry_rows = !BackendTraits<ExecSpace>::is_gpu && rows_of_one_entry(exec, v.b_rows, v.b_cols.extent(0));
+  v.unit_b = st.b_one_entry_rows;
   // The row analysis, bin counts and small pools in one allocation (under a budget, the pools allocate their own).
   // At most as much again as the analysis: small products keep a small peak.
   const std::size_t analysis_in_workspace = static_cast<std::size_t>(rows) * 2 * sizeof(std::int64_t);

@@ -201,7 +201,6 @@ struct ReplayHostRowsKernel {
   ReplaySource<typename ExecSpace::memory_space> src;
   std::int64_t first = 0, rows = 0;
   HostOperandChecks<Views> checks;
-  bool unit_b = false;  // every row of B holds one entry (rows_of_one_entry): A's column k names B's entry k
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team, std::uint64_t& check, std::uint64_t& bad) const {
     const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * replay_host_rows_per_team;
@@ -235,7 +234,7 @@ struct ReplayHostRowsKernel {
         continue;
       }
       const Scalar a_val = v.a_value(row, e);
-      if (unit_b) {
+      if (v.unit_b) {
         sums[load_position(places, W, offset++)] += a_val * v.b_vals(k);
         continue;
       }
@@ -721,8 +720,6 @@ void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, con
       next = max_of(next, run.second);
     }
   }
-  // After B's check: its row map is then well formed.
-  const bool unit_b = bad == 0 && rows_of_one_entry(exec, v.b_rows, v.b_cols.extent(0));
   for (const auto& mb : map.mapped) {
     if (bad > 0) break;  // B or an unmapped row of A failed: no row of B is to be followed
     const BinConfig& c = mb.config;
@@ -741,7 +738,7 @@ void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, con
       const std::int64_t rows = mb.row_end - mb.row_begin;
       const int league = static_cast<int>((rows + replay_host_rows_per_team - 1) / replay_host_rows_per_team);
       Kokkos::parallel_reduce(label, typename Kernel::Policy(exec, league, 1),
-                              Kernel{v, map.bins.perm, src, mb.row_begin, rows, checks, unit_b}, bin_check, bin_bad);
+                              Kernel{v, map.bins.perm, src, mb.row_begin, rows, checks}, bin_check, bin_bad);
     };
     if (mb.width == 1) {
       replay(std::integral_constant<int, 1>());
