@@ -332,29 +332,29 @@ struct DenseRowKernel {
         }
         acc[col] += a_row(a_vals[e], e) * b_vals[k];
       }
-    }
-    const auto a_end = BranchFree || !v.unit_b ? v.a_rows(row + 1) : v.a_rows(row);  // done above
-    for (auto e = v.a_rows(row); e < a_end; ++e) {
-      const Ordinal k = v.a_cols(e);
-      const Scalar a_val = a_row(a_vals[e], e);
-      const auto end = b_rows[k + 1];
-      if constexpr (BranchFree) {
-        for (auto jb = b_rows[k]; jb < end; ++jb) {
-          const Ordinal col = b_cols[jb];
-          touched[n] = col;
-          n += stamps[col] != stamp;
-          stamps[col] = stamp;
-          acc[col] += a_val * b_vals[jb];
-        }
-      } else {
-        for (auto jb = b_rows[k]; jb < end; ++jb) {
-          const Ordinal col = b_cols[jb];
-          if (stamps[col] != stamp) {
+    } else {
+      for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+        const Ordinal k = v.a_cols(e);
+        const Scalar a_val = a_row(a_vals[e], e);
+        const auto end = b_rows[k + 1];
+        if constexpr (BranchFree) {
+          for (auto jb = b_rows[k]; jb < end; ++jb) {
+            const Ordinal col = b_cols[jb];
+            touched[n] = col;
+            n += stamps[col] != stamp;
             stamps[col] = stamp;
-            touched[n++] = col;
-            acc[col] = Scalar();
+            acc[col] += a_val * b_vals[jb];
           }
-          acc[col] += a_val * b_vals[jb];
+        } else {
+          for (auto jb = b_rows[k]; jb < end; ++jb) {
+            const Ordinal col = b_cols[jb];
+            if (stamps[col] != stamp) {
+              stamps[col] = stamp;
+              touched[n++] = col;
+              acc[col] = Scalar();
+            }
+            acc[col] += a_val * b_vals[jb];
+          }
         }
       }
     }

@@ -9,6 +9,7 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <impl/accumulate/KokkosSpGEMM_RowSort.hpp>
 #include <impl/memory/KokkosSpGEMM_Workspace.hpp>
+#include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -24,24 +25,19 @@ namespace Impl {
 /// copies into Ac.
 enum class TriplePass { Count, Fill, Refresh, Bounded };
 
-using RowLengthRange = typename Kokkos::MinMax<std::int64_t>::value_type;
-
-/// The shortest and longest row of m (both 0 for a matrix without rows).
+/// The longest row of m (0 for a matrix without rows).
 template <class ExecSpace, class Matrix>
-RowLengthRange row_length_range(const ExecSpace& exec, const Matrix& m) {
+std::int64_t longest_row(const ExecSpace& exec, const Matrix& m) {
   const auto rows = m.row_map();
-  RowLengthRange range;
-  range.min_val = range.max_val = 0;
-  if (m.num_rows() == 0) return range;
+  std::int64_t longest = 0;
   Kokkos::parallel_reduce(
-      "KokkosSpGEMM::TripleRows::row_lengths", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::int64_t(m.num_rows())),
-      KOKKOS_LAMBDA(const std::int64_t l, RowLengthRange& r) {
+      "KokkosSpGEMM::TripleRows::longest_row", Kokkos::RangePolicy<ExecSpace>(exec, 0, std::int64_t(m.num_rows())),
+      KOKKOS_LAMBDA(const std::int64_t l, std::int64_t& most) {
         const auto len = static_cast<std::int64_t>(rows(l + 1) - rows(l));
-        r.min_val = len < r.min_val ? len : r.min_val;
-        r.max_val = len > r.max_val ? len : r.max_val;
+        most = len > most ? len : most;
       },
-      Kokkos::MinMax<std::int64_t>(range));
-  return range;
+      Kokkos::Max<std::int64_t>(longest));
+  return m.num_rows() > 0 ? longest : 0;
 }
 
 template <class ExecSpace, TriplePass Pass, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
@@ -74,9 +70,9 @@ struct TripleRowKernel {
   bool unit_p = false;  // every row of P holds one entry (tentative prolongators): its entry l is row l's
 
   /// A pass's kernel with its workspace: a stamp (zeroed) and, but for Count, a sum per column of P and token.
-  /// p_lengths: row_length_range of P.
-  static TripleRowKernel make(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p,
-                              const RowLengthRange& p_lengths, const typename AcMatrix::row_map_type& ac_rows,
+  /// unit_p: rows_of_one_entry of P.
+  static TripleRowKernel make(const ExecSpace& exec, const RMatrix& r, const AMatrix& a, const PMatrix& p, bool unit_p,
+                              const typename AcMatrix::row_map_type& ac_rows,
                               const typename AcMatrix::entries_type& ac_cols = {},
                               const typename AcMatrix::values_type& ac_vals = {}) {
     TripleRowKernel k{r, a, p, ac_rows, ac_cols, ac_vals};
@@ -89,7 +85,7 @@ struct TripleRowKernel {
                                 tokens, width);
     }
     k.missed = decltype(k.missed)("KokkosSpGEMM::TripleRows::missed");
-    k.unit_p = p_lengths.min_val == 1 && p_lengths.max_val == 1;
+    k.unit_p = unit_p;
     return k;
   }
 
@@ -234,8 +230,7 @@ struct TripleRowKernel {
 template <class Kernel, class ExecSpace, class RMatrix, class AMatrix, class PMatrix>
 Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> triple_bounds(const ExecSpace& exec, const RMatrix& r,
                                                                             const AMatrix& a, const PMatrix& p,
-                                                                            const RowLengthRange& p_lengths) {
-  const std::int64_t longest = p_lengths.max_val;
+                                                                            std::int64_t longest) {
   const auto r_rows = r.row_map();
   const auto r_cols = r.entries();
   const auto a_rows = a.row_map();
@@ -294,9 +289,9 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
                        "R is " << r.num_rows() << " x " << r.num_cols() << ", A is " << a.num_rows() << " x "
                                << a.num_cols() << ", P is " << p.num_rows() << " x " << p.num_cols());
   const typename AcMatrix::row_map_type rows("KokkosSpGEMM::TripleRows::row_map", std::size_t(r.num_rows()) + 1);
-  const auto p_lengths = row_length_range(exec, p);
+  const bool unit_p = rows_of_one_entry(exec, p.row_map(), p.nnz());
   using Bounded = TripleRowKernel<ExecSpace, TriplePass::Bounded, RMatrix, AMatrix, PMatrix, AcMatrix>;
-  const auto region = triple_bounds<Bounded>(exec, r, a, p, p_lengths);
+  const auto region = triple_bounds<Bounded>(exec, r, a, p, unit_p ? 1 : longest_row(exec, p));
   const std::int64_t items = static_cast<std::int64_t>(region.extent(0)) - 1;
   std::int64_t bounded = 0;
   Kokkos::deep_copy(exec, bounded, Kokkos::subview(region, std::size_t(items)));
@@ -311,11 +306,11 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
   if (one_pass) {
     buffer_cols = workspace.template take<Ordinal>("KokkosSpGEMM::TripleRows::buffer_entries", std::size_t(bounded));
     buffer_vals = workspace.template take<Scalar>("KokkosSpGEMM::TripleRows::buffer_values", std::size_t(bounded));
-    auto k = Bounded::make(exec, r, a, p, p_lengths, rows, buffer_cols, buffer_vals);
+    auto k = Bounded::make(exec, r, a, p, unit_p, rows, buffer_cols, buffer_vals);
     k.region = region;
     k.run(exec);
   } else {
-    TripleRowKernel<ExecSpace, TriplePass::Count, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, p_lengths,
+    TripleRowKernel<ExecSpace, TriplePass::Count, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, unit_p,
                                                                                              rows)
         .run(exec);
   }
@@ -347,8 +342,8 @@ void triple_rows_product(const ExecSpace& exec, const RMatrix& r, const AMatrix&
         });
     exec.fence();  // the buffers go back to the cache with the workspace
   } else {
-    TripleRowKernel<ExecSpace, TriplePass::Fill, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, p_lengths,
-                                                                                            rows, cols, vals)
+    TripleRowKernel<ExecSpace, TriplePass::Fill, RMatrix, AMatrix, PMatrix, AcMatrix>::make(exec, r, a, p, unit_p, rows,
+                                                                                            cols, vals)
         .run(exec);
   }
   ac = AcMatrix(r.num_rows(), p.num_cols(), rows, cols, vals);
@@ -363,7 +358,7 @@ bool triple_rows_refresh(const ExecSpace& exec, const RMatrix& r, const AMatrix&
     return false;
   }
   const auto k = TripleRowKernel<ExecSpace, TriplePass::Refresh, RMatrix, AMatrix, PMatrix, AcMatrix>::make(
-      exec, r, a, p, row_length_range(exec, p), ac.row_map(), ac.entries(), ac.values());
+      exec, r, a, p, rows_of_one_entry(exec, p.row_map(), p.nnz()), ac.row_map(), ac.entries(), ac.values());
   k.run(exec);
   int missed = 0;
   Kokkos::deep_copy(exec, missed, k.missed);
