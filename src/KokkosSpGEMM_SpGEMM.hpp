@@ -10,6 +10,7 @@
 #include <impl/accumulate/KokkosSpGEMM_SemiringValue.hpp>
 #include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 #include <impl/pipeline/KokkosSpGEMM_Numeric.hpp>
+#include <impl/pipeline/KokkosSpGEMM_OnePass.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowChunks.hpp>
 #include <impl/pipeline/KokkosSpGEMM_Symbolic.hpp>
 
@@ -199,6 +200,15 @@ auto one_shot(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const O
   Handle<ExecSpace, Scalar, Ordinal, Offset, Methods> handle(options, tuning);
   Impl::state(handle).single_use = true;
   CMatrix c;
+  if constexpr (!BackendTraits<ExecSpace>::is_gpu) {
+    Impl::check_types<ExecSpace, decltype(handle), AMatrix, BMatrix, CMatrix>();
+    bool one_pass = false;
+    Impl::translate_allocation_failure("spgemm_symbolic", [&] {
+      Impl::ProfilingRegion region("KokkosSpGEMM::spgemm_one_pass");
+      one_pass = Impl::one_pass_product<CMatrix>(exec, Impl::state(handle).settings, a, b, c);
+    });
+    if (one_pass) return c;
+  }
   spgemm_symbolic(exec, handle, a, b, c);
   // The symbolic phase just checked these views; nothing could change them since (a check and a wait less).
   Impl::numeric_phase(exec, handle, a, b, c, true);

@@ -222,6 +222,110 @@ TEST(TEST_CATEGORY, spgemm_b_of_one_entry_a_row) {
   EXPECT_NE(msg.find("row 5"), std::string::npos) << msg;
 }
 
+// The one-shot on one host thread writes each row once into a buffer of the temporary cache, then copies C out
+// (OnePass.hpp): against the reference, sorted and unsorted, on the random shapes (empty rows and matrices, power-law
+// and duplicate-heavy rows, rectangular), B of one entry a row, the long row, and an arrow matrix squared (nnz(C) =
+// n^2 from 3n entries: its products, not B's mean row, size the buffer). Where the products outgrow the bytes allowed
+// it leaves C to the count; a column of A naming no row of B is named as the count names it. More threads and GPUs
+// never take it.
+TEST(TEST_CATEGORY, spgemm_one_pass_on_one_thread) {
+  using Exec = TEST_EXECSPACE;
+  using M = HostCsr<double>;
+  using C = KokkosSpGEMM::CsrMatrix<double, int, int, typename Exec::memory_space>;
+  Exec exec;
+  const bool one_thread = !KokkosSpGEMM::BackendTraits<Exec>::is_gpu && exec.concurrency() == 1;
+  TestOptions unsorted;
+  unsorted.sorted = false;
+  const auto expect_pass = [&](const M& a, const M& b, const TestOptions& o, bool taken, const std::string& what) {
+    C c;
+    const bool took = KokkosSpGEMM::Impl::one_pass_product<C>(exec, o, KokkosSpGEMM::copy_to(exec, a),
+                                                              KokkosSpGEMM::copy_to(exec, b), c);
+    EXPECT_EQ(took, taken) << what;
+    if (!took) {
+      EXPECT_EQ(c.num_rows(), 0) << what << ": C untouched where the pass gives up";
+      return;
+    }
+    const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, b, o.sorted);
+    EXPECT_TRUE(cmp.ok) << what << (o.sorted ? ", sorted: " : ", unsorted: ") << cmp.message;
+  };
+  for (std::uint64_t seed : {1, 2}) {
+    for (const auto& shape : random_shapes()) {
+      const auto a = KokkosSpGEMM::random_csr<double, int, int>(shape.first, seed);
+      const auto b = KokkosSpGEMM::random_csr<double, int, int>(shape.second, seed + 100);
+      // Empty operands are left to the counted path, which gives C its empty arrays.
+      const bool taken = one_thread && a.num_rows() > 0 && a.nnz() > 0 && b.nnz() > 0;
+      for (const TestOptions& o : {TestOptions(), unsorted}) expect_pass(a, b, o, taken, "random shape");
+    }
+  }
+  const M stencil = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(10);
+  const M p = with_new_values(KokkosSpGEMM::tentative_prolongator<double, int, int>(10, 3, 2), 1.0, 0.25);
+  const auto [long_a, long_b] = one_long_row_case();
+  for (const TestOptions& o : {TestOptions(), unsorted}) {
+    expect_pass(stencil, p, o, one_thread, "A * P_tent");
+    expect_pass(stencil, stencil, o, one_thread, "3D 7-point squared");
+    expect_pass(long_a, long_b, o, one_thread, "one long row");
+  }
+  TestOptions counted;
+  counted.one_pass_max_bytes = 0;
+  expect_pass(stencil, stencil, counted, false, "one pass off");
+  // The arrow: row 0 and column 0 full, and the diagonal.
+  const int n = 300;
+  std::vector<std::vector<std::pair<int, double>>> arrow_rows(n);
+  for (int i = 0; i < n; ++i) {
+    if (i == 0) {
+      for (int j = 0; j < n; ++j) arrow_rows[0].push_back({j, 1.0 + j % 5});
+    } else {
+      arrow_rows[i] = {{0, 0.5}, {i, 2.0}};
+    }
+  }
+  const M arrow = csr_from_rows<double>(n, n, arrow_rows);
+  expect_pass(arrow, arrow, TestOptions(), one_thread, "arrow squared");
+  TestOptions small;  // B's mean row predicts 32 KB of products; there are 1.1 MB
+  small.one_pass_max_bytes = std::size_t(100) << 10;
+  expect_pass(arrow, arrow, small, false, "arrow squared past the bytes allowed");
+  expect_matches_reference<Exec>(arrow, arrow, small, "arrow squared, counted");
+  M bad = with_new_values(stencil, 1.0, 0.0);
+  bad.entries()(bad.row_map()(7) + 1) = stencil.num_rows() + 3;  // row 7's second column names no row of B
+  const std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+      [&] { KokkosSpGEMM::spgemm(exec, KokkosSpGEMM::copy_to(exec, bad), KokkosSpGEMM::copy_to(exec, stencil)); });
+  EXPECT_NE(msg.find("row 7"), std::string::npos) << msg;
+}
+
+// The CPU dense count branches on new columns where A's and B's rows are of even length (a stencil's), and goes
+// without the branch elsewhere (a graph's): both counts, with the one pass off so that one thread counts too, give
+// the reference's C; a stencil with one long row is not even.
+TEST(TEST_CATEGORY, spgemm_dense_count_with_and_without_branches) {
+  using Exec = TEST_EXECSPACE;
+  using M = HostCsr<double>;
+  const Kokkos::DefaultHostExecutionSpace host;
+  const M stencil = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(60);
+  const M graph = KokkosSpGEMM::rmat<double, int, int>(11, 8, 3);
+  std::vector<std::vector<std::pair<int, double>>> rows(stencil.num_rows());
+  for (int i = 0; i < stencil.num_rows(); ++i) {
+    for (int e = stencil.row_map()(i); e < stencil.row_map()(i + 1); ++e)
+      rows[i].push_back({stencil.entries()(e), stencil.values()(e)});
+  }
+  for (int j = 0; j < stencil.num_cols(); j += 3) rows[0].push_back({j, 0.5});  // row 0: 1,200 entries
+  std::sort(rows[0].begin(), rows[0].end());
+  rows[0].erase(
+      std::unique(rows[0].begin(), rows[0].end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+      rows[0].end());
+  const M long_row = csr_from_rows<double>(stencil.num_rows(), stencil.num_cols(), rows);
+  EXPECT_TRUE(KokkosSpGEMM::Impl::rows_of_even_length(host, stencil.row_map(), stencil.nnz()));
+  EXPECT_FALSE(KokkosSpGEMM::Impl::rows_of_even_length(host, graph.row_map(), graph.nnz()));
+  EXPECT_FALSE(KokkosSpGEMM::Impl::rows_of_even_length(host, long_row.row_map(), long_row.nnz()));
+  TestOptions counted, unsorted;
+  counted.one_pass_max_bytes = 0;
+  unsorted = counted;
+  unsorted.sorted = false;
+  for (const TestOptions& o : {counted, unsorted}) {
+    expect_matches_reference<Exec>(stencil, stencil, o, "stencil squared (branches)");
+    expect_matches_reference<Exec>(graph, graph, o, "R-MAT squared (no branches)");
+    expect_matches_reference<Exec>(long_row, stencil, o, "stencil with a long row times the stencil");
+    expect_matches_reference<Exec>(stencil, long_row, o, "the stencil times the stencil with a long row");
+  }
+}
+
 // Under Auto, CPU dense rows of graphs (rows of very unequal products that compress a little) add without a branch
 // on new columns; each row must leave its slots zero for the next (thousands of rows, empty ones among them), and the
 // repeated calls take the pools' blocks back from the temporary cache. Sorted and unsorted, rectangular B, B with

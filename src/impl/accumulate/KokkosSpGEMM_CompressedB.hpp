@@ -31,6 +31,12 @@ struct RunCount {
   }
 };
 
+/// compress_b samples every this many rows of B first (a sixteenth of the count's cost), and counts them all only
+/// where the sample shrinks by at least compression_sample_margin times the ratio asked. A sample that misjudges B
+/// costs time, never a wrong C.
+constexpr std::int64_t compression_sample_stride = 16;
+constexpr double compression_sample_margin = 0.9;
+
 /// Gives v its compressed B (bc_rows, bc_words, bc_masks) when B shrinks by at least min_ratio (0: never), the
 /// products it saves (products x (1 - runs / nnz(B))) outnumber the two passes over B that make it, and it takes at
 /// most max_bytes (0: no limit); returns the bytes it takes (0: B kept as it is). Rows need not
@@ -49,6 +55,22 @@ std::size_t compress_b(const ExecSpace& exec, Views& v, std::int64_t products, d
   const auto rows = v.b_rows;
   const auto cols = v.b_cols;
   const RunCount<decltype(rows), decltype(cols)> runs_of{rows, cols};
+  // A sample of every compression_sample_stride-th row first: where it shrinks clearly less than the rule asks (2D
+  // 5-point rows: 5 entries in 3 runs), the whole count (a pass over B) is not worth making.
+  if (min_ratio > 1 && b_rows >= 2 * compression_sample_stride) {
+    std::int64_t sample[2] = {0, 0};  // entries, runs
+    Kokkos::parallel_reduce(
+        "KokkosSpGEMM::CompressedB::sample", Impl::Range<ExecSpace>(exec, 0, b_rows / compression_sample_stride),
+        KOKKOS_LAMBDA(const std::int64_t s, std::int64_t& entries, std::int64_t& n) {
+          const std::int64_t k = s * compression_sample_stride;
+          entries += static_cast<std::int64_t>(rows(k + 1) - rows(k));
+          n += runs_of(k);
+        },
+        sample[0], sample[1]);
+    if (static_cast<double>(sample[0]) < compression_sample_margin * min_ratio * static_cast<double>(sample[1])) {
+      return 0;
+    }
+  }
   // Counted first without the row offsets: where B does not shrink (a tentative prolongator's rows of one entry),
   // their fresh array's first touch cost more than the count.
   std::int64_t runs = 0;

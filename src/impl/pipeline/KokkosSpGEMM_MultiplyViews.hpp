@@ -52,6 +52,8 @@ struct MultiplyViews {
   /// names B's entry k, which the CPU dense rows and host replay read without B's row bounds (a load, and a loop
   /// branch, a product).
   bool unit_b = false;
+  /// CPU dense count: with a branch on new columns (rows_of_even_length of A and B), not without.
+  bool count_branches = false;
   /// Numeric reuse: C's entries already hold this structure's columns (written by the previous numeric call of the
   /// handle), so the hash kernels only gather each column's value instead of extracting and sorting their tables.
   bool known_columns = false;

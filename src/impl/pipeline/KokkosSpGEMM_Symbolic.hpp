@@ -279,6 +279,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     check_operands(exec, "spgemm_symbolic", a, b);
   }
   if (in_order) {
+    v.count_branches =
+        !v.unit_b && rows_of_even_length(exec, a.row_map(), a.nnz()) &&
+        (OperandItems<AMatrix, BMatrix>::same_arrays(a, b) || rows_of_even_length(exec, b.row_map(), b.nnz()));
     v.counted_products = products;
     v.counted_totals = decltype(v.counted_totals)("KokkosSpGEMM::Symbolic::counted_totals",
                                                   work_range_count(exec, rows, dense_rows_per_item));
