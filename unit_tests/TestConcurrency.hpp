@@ -154,6 +154,7 @@ TEST(TEST_CATEGORY, bins_launch_side_by_side_on_gpus) {
   for (const int queues : {1, 2, 4}) {
     TestOptions o;
     o.launch_queues = queues;
+    o.one_pass_max_bytes = 0;  // one host thread would take the one pass, without the phases' row kernels
     RowLaunches::devices().clear();
     Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&RowLaunches::begin);
     expect_matches_reference<Exec>(a, a, o, "launch_queues " + std::to_string(queues));

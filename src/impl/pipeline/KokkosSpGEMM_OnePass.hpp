@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -57,10 +58,10 @@ struct OnePassRows {
   }
 };
 
-/// A*B's products (each entry of A times its row of B), reading only what keeps the CSR rules: a bad row or entry of
-/// A counts none (the one pass's check names it).
+/// A*B's products (each entry of A times its row of B) and A's rows and entries that break the CSR rules (bad),
+/// reading only what keeps them.
 template <class ExecSpace, class AMatrix, class BMatrix>
-std::int64_t checked_products(const ExecSpace& exec, const AMatrix& a, const BMatrix& b) {
+std::pair<std::int64_t, std::int64_t> checked_products(const ExecSpace& exec, const AMatrix& a, const BMatrix& b) {
   using Ordinal = typename AMatrix::ordinal_type;
   const auto a_rows = a.row_map();
   const auto a_cols = a.entries();
@@ -68,19 +69,25 @@ std::int64_t checked_products(const ExecSpace& exec, const AMatrix& a, const BMa
   const std::size_t a_nnz = a.nnz();
   const Ordinal rows = a.num_rows();
   const auto b_n = static_cast<std::make_unsigned_t<Ordinal>>(b.num_rows());
-  std::int64_t products = 0;
+  std::int64_t products = 0, bad = 0;
   Kokkos::parallel_reduce(
       "KokkosSpGEMM::OnePass::products", Impl::Range<ExecSpace>(exec, 0, rows),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum) {
-        if (!csr_offsets_ok(a_rows, a_nnz, static_cast<Ordinal>(i), rows)) return;
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& sum, std::int64_t& wrong) {
+        if (!csr_offsets_ok(a_rows, a_nnz, static_cast<Ordinal>(i), rows)) {
+          ++wrong;
+          return;
+        }
         for (auto e = a_rows(i); e < a_rows(i + 1); ++e) {
           const Ordinal k = a_cols(e);
-          if (static_cast<std::make_unsigned_t<Ordinal>>(k) < b_n)
+          if (static_cast<std::make_unsigned_t<Ordinal>>(k) < b_n) {
             sum += static_cast<std::int64_t>(b_rows(k + 1) - b_rows(k));
+          } else {
+            ++wrong;
+          }
         }
       },
-      products);
-  return products;
+      products, bad);
+  return {products, bad};
 }
 
 /// C = A*B in one pass (OnePassRows) where the one-shot runs on one host thread with the dense accumulator and no
@@ -115,8 +122,14 @@ bool one_pass_product(const ExecSpace& exec, const Settings& s, const AMatrix& a
     check_operands_past_a(exec, "spgemm_symbolic", a, b);
     const bool unit_b = rows_of_one_entry(exec, b.row_map(), b.nnz());
     // Rows of B of one entry give a product an entry of A; else a pass finds them (graphs' hub rows of B take many
-    // more than the mean predicts).
-    const std::int64_t capacity = unit_b ? static_cast<std::int64_t>(a.nnz()) : checked_products(exec, a, b);
+    // more than the mean predicts). Where B is A, B's rows were not checked apart: A must pass that pass's check
+    // before any row of B is read (else the count reports it).
+    std::int64_t capacity = static_cast<std::int64_t>(a.nnz());
+    if (!unit_b || OperandItems<AMatrix, BMatrix>::same_arrays(a, b)) {
+      const auto [products, bad] = checked_products(exec, a, b);
+      if (bad > 0) return false;
+      if (!unit_b) capacity = products;
+    }
     if (capacity > most) return false;
 
     const typename CMatrix::row_map_type row_map(
