@@ -178,6 +178,16 @@ struct DenseRowKernel {
     }
   };
 
+  /// A's check, on or off, for the rows of this kernel's views.
+  KOKKOS_INLINE_FUNCTION ACheck a_check(bool on) const {
+    ACheck check;
+    check.on = on;
+    check.a_nnz = v.a_cols.extent(0);
+    check.a_rows = static_cast<Ordinal>(v.a_rows.extent(0) - 1);
+    check.b_rows = static_cast<std::make_unsigned_t<Ordinal>>(v.b_rows.extent(0) - 1);
+    return check;
+  }
+
   /// The size of a row of C from the compressed B: each run ORs its mask into the bitmap and counts the new bits;
   /// touched lists the words set, for clearing. Counts: also the row's products (from B's row map) and A's check.
   template <bool Counts>
@@ -335,12 +345,7 @@ struct DenseRowKernel {
     std::int64_t sum = 0, most = 0, bad = 0;
     const bool compressed = v.bc_rows.extent(0) > 0;
     ACheck check;
-    if constexpr (Counts) {
-      check.on = v.check_a;
-      check.a_nnz = v.a_cols.extent(0);
-      check.a_rows = static_cast<Ordinal>(v.a_rows.extent(0) - 1);
-      check.b_rows = static_cast<std::make_unsigned_t<Ordinal>>(v.b_rows.extent(0) - 1);
-    }
+    if constexpr (Counts) check = a_check(v.check_a);
     for (std::int64_t r = begin; r < end; ++r) {
       const Ordinal row = perm(first + r);
       std::int64_t products = 0;

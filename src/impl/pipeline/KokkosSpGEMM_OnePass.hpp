@@ -13,7 +13,6 @@
 #include <impl/pipeline/KokkosSpGEMM_BinConfig.hpp>
 #include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 #include <impl/pipeline/KokkosSpGEMM_MultiplyViews.hpp>
-#include <impl/pipeline/KokkosSpGEMM_Numeric.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
 
 #include <cstdint>
@@ -24,8 +23,8 @@ namespace KokkosSpGEMM {
 namespace Impl {
 
 /// The rows of C in order on one thread (a launch of one work item): each row accumulated by the dense kernel's
-/// numeric rows with A's check, and written after the rows before it. done holds nnz(C) and the bad rows and entries
-/// of A met.
+/// numeric rows (with A's check where nothing checked A before), and written after the rows before it. done holds
+/// nnz(C) and the bad rows and entries of A met.
 template <class Kernel, class RowMap>
 struct OnePassRows {
   using Ordinal = typename Kernel::Ordinal;
@@ -36,15 +35,12 @@ struct OnePassRows {
   Kokkos::View<Ordinal*, Space> cols;
   Kokkos::View<Scalar*, Space> vals;
   Kokkos::View<std::int64_t[2], Kokkos::HostSpace> done;
+  bool check_a = true;  // false where checked_products has checked A
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t) const {
     char* chunk = k.pool.chunk(0);
     const typename Kernel::Parts p = k.parts(chunk);
-    typename Kernel::ACheck check;
-    check.on = true;
-    check.a_nnz = k.v.a_cols.extent(0);
-    check.a_rows = static_cast<Ordinal>(k.v.a_rows.extent(0) - 1);
-    check.b_rows = static_cast<std::make_unsigned_t<Ordinal>>(k.v.b_rows.extent(0) - 1);
+    const typename Kernel::ACheck check = k.a_check(check_a);
     const std::int64_t rows = static_cast<std::int64_t>(row_map.extent(0)) - 1;
     std::int64_t used = 0, bad = 0;
     row_map(0) = 0;
@@ -125,7 +121,8 @@ bool one_pass_product(const ExecSpace& exec, const Settings& s, const AMatrix& a
     // more than the mean predicts). Where B is A, B's rows were not checked apart: A must pass that pass's check
     // before any row of B is read (else the count reports it).
     std::int64_t capacity = static_cast<std::int64_t>(a.nnz());
-    if (!unit_b || OperandItems<AMatrix, BMatrix>::same_arrays(a, b)) {
+    const bool a_checked = !unit_b || OperandItems<AMatrix, BMatrix>::same_arrays(a, b);
+    if (a_checked) {
       const auto [products, bad] = checked_products(exec, a, b);
       if (bad > 0) return false;
       if (!unit_b) capacity = products;
@@ -151,6 +148,7 @@ bool one_pass_product(const ExecSpace& exec, const Settings& s, const AMatrix& a
         row_map, workspace.template take<Ordinal>("KokkosSpGEMM::OnePass::entries", std::size_t(capacity)),
         workspace.template take<Scalar>("KokkosSpGEMM::OnePass::values", std::size_t(capacity)),
         Kokkos::View<std::int64_t[2], Kokkos::HostSpace>("KokkosSpGEMM::OnePass::done")};
+    pass.check_a = !a_checked;
     pass.k.pool.zero_chunk_prefixes(exec, Kernel::zeroed_bytes(width));
     Kokkos::parallel_for("KokkosSpGEMM::OnePass::dense_rows", Impl::Range<ExecSpace>(exec, 0, 1), pass);
     exec.fence();
