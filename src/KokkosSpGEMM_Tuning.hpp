@@ -54,11 +54,15 @@ struct Tuning {
   /// run then marks up to 64 columns of a row of C at once. The compressed B is freed at the end of the phase.
   /// 1: always; 0: never.
   double symbolic_compression_ratio = 3.5;
-  /// A one-shot on one host thread with the dense accumulator writes each row of C once into a buffer of at most
-  /// this many bytes, then copies C out (impl/pipeline/OnePass.hpp), where an entry and value a product of A*B (a
-  /// bound on nnz(C)) fit it; else it counts the rows first. The default is the temporary cache's limit, within
-  /// which the buffer stays warm between calls. 0: always count first.
+  /// A one-shot on host threads with the dense accumulator writes each row of C once into a buffer of at most this
+  /// many bytes, then copies C out (impl/pipeline/OnePass.hpp), where an entry and value a product of A*B (a bound
+  /// on nnz(C)) fit it; else it counts the rows first. The default is the temporary cache's limit, within which the
+  /// buffer stays warm between calls. 0: always count first.
   std::size_t one_pass_max_bytes = std::size_t(64) << 20;
+  /// ... except where B (its arrays and the accumulator's stamps) takes at most this many bytes and a sample of
+  /// rows finds under 1.25 products an entry of C: the count then runs from the core's cache and C, nearly as long as
+  /// the products, costs more to copy than the count saves. 0: never count first for that.
+  std::size_t one_pass_cached_b_bytes = std::size_t(1) << 20;
   /// Numeric calls after the first on the same handle and the same C (same entries array) keep C's column indices
   /// and refresh only the values: the hash tables are read in C's column order instead of being extracted and
   /// sorted. A column the tables lack (C's entries changed in between) makes the call redo the full numeric phase.

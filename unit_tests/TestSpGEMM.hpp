@@ -222,19 +222,26 @@ TEST(TEST_CATEGORY, spgemm_b_of_one_entry_a_row) {
   EXPECT_NE(msg.find("row 5"), std::string::npos) << msg;
 }
 
-// The one-shot on one host thread writes each row once into a buffer of the temporary cache, then copies C out
-// (OnePass.hpp): against the reference, sorted and unsorted, on the random shapes (empty rows and matrices, power-law
-// and duplicate-heavy rows, rectangular), B of one entry a row, the long row, and an arrow matrix squared (nnz(C) =
-// n^2 from 3n entries: its products, not B's mean row, size the buffer). Where the products outgrow the bytes allowed
-// it leaves C to the count; a column of A naming no row of B is named as the count names it. More threads and GPUs
-// never take it.
-TEST(TEST_CATEGORY, spgemm_one_pass_on_one_thread) {
+// The one-shot on host threads writes each row once into its range's part of a buffer of the temporary cache, then
+// copies C out (OnePass.hpp): against the reference, sorted and unsorted, on the random shapes (empty rows and
+// matrices, power-law and duplicate-heavy rows, rectangular), B of one entry a row, the long row, and an arrow matrix
+// squared (nnz(C) = n^2 from 3n entries: its products, not B's mean row, size the buffer), on as many ranges as the
+// threads take, and R-MAT squared (a graph's rows: branch-free). Where the products outgrow the bytes allowed, or B
+// fits a core's cache and the products barely compress, it leaves C to the count; a column of A naming no row of B
+// is named as the count names it, and a row map whose rows overlap is left to the count, which names it, without
+// writing past the buffer. GPUs and more than one_pass_max_threads threads never take it.
+TEST(TEST_CATEGORY, spgemm_one_pass_on_host_threads) {
   using Exec = TEST_EXECSPACE;
   using M = HostCsr<double>;
   using C = KokkosSpGEMM::CsrMatrix<double, int, int, typename Exec::memory_space>;
   Exec exec;
-  const bool one_thread = !KokkosSpGEMM::BackendTraits<Exec>::is_gpu && exec.concurrency() == 1;
-  TestOptions unsorted;
+  const bool host =
+      !KokkosSpGEMM::BackendTraits<Exec>::is_gpu && exec.concurrency() <= KokkosSpGEMM::Impl::one_pass_max_threads;
+  // These small operands fit a core's cache: the pass declines where their products barely compress, unless told not
+  // to (checked below).
+  TestOptions sorted;
+  sorted.one_pass_cached_b_bytes = 0;
+  TestOptions unsorted = sorted;
   unsorted.sorted = false;
   const auto expect_pass = [&](const M& a, const M& b, const TestOptions& o, bool taken, const std::string& what) {
     C c;
@@ -253,21 +260,30 @@ TEST(TEST_CATEGORY, spgemm_one_pass_on_one_thread) {
       const auto a = KokkosSpGEMM::random_csr<double, int, int>(shape.first, seed);
       const auto b = KokkosSpGEMM::random_csr<double, int, int>(shape.second, seed + 100);
       // Empty operands are left to the counted path, which gives C its empty arrays.
-      const bool taken = one_thread && a.num_rows() > 0 && a.nnz() > 0 && b.nnz() > 0;
-      for (const TestOptions& o : {TestOptions(), unsorted}) expect_pass(a, b, o, taken, "random shape");
+      const bool taken = host && a.num_rows() > 0 && a.nnz() > 0 && b.nnz() > 0;
+      for (const TestOptions& o : {sorted, unsorted}) expect_pass(a, b, o, taken, "random shape");
     }
   }
   const M stencil = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(10);
   const M p = with_new_values(KokkosSpGEMM::tentative_prolongator<double, int, int>(10, 3, 2), 1.0, 0.25);
   const auto [long_a, long_b] = one_long_row_case();
-  for (const TestOptions& o : {TestOptions(), unsorted}) {
-    expect_pass(stencil, p, o, one_thread, "A * P_tent");
-    expect_pass(stencil, stencil, o, one_thread, "3D 7-point squared");
-    expect_pass(long_a, long_b, o, one_thread, "one long row");
+  const M graph = KokkosSpGEMM::rmat<double, int, int>(11, 8, 3);
+  for (const TestOptions& o : {sorted, unsorted}) {
+    expect_pass(stencil, p, o, host, "A * P_tent");
+    expect_pass(stencil, stencil, o, host, "3D 7-point squared");
+    expect_pass(long_a, long_b, o, host, "one long row");
+    expect_pass(graph, graph, o, host, "R-MAT squared");
   }
   TestOptions counted;
   counted.one_pass_max_bytes = 0;
   expect_pass(stencil, stencil, counted, false, "one pass off");
+  // A times the identity: one product an entry of C, B of 32 KB. 3D 7-point squared: 1.6 products an entry.
+  std::vector<std::vector<std::pair<int, double>>> ones(stencil.num_rows());
+  for (int i = 0; i < stencil.num_rows(); ++i) ones[i] = {{i, 1.5}};
+  const M identity_1000 = csr_from_rows<double>(stencil.num_rows(), stencil.num_rows(), ones);
+  expect_pass(stencil, identity_1000, TestOptions(), false, "B in cache, products that do not compress");
+  expect_pass(stencil, identity_1000, sorted, host, "B in cache, the decline off");
+  expect_pass(stencil, stencil, TestOptions(), host, "B in cache, products that compress");
   // The arrow: row 0 and column 0 full, and the diagonal.
   const int n = 300;
   std::vector<std::vector<std::pair<int, double>>> arrow_rows(n);
@@ -279,8 +295,8 @@ TEST(TEST_CATEGORY, spgemm_one_pass_on_one_thread) {
     }
   }
   const M arrow = csr_from_rows<double>(n, n, arrow_rows);
-  expect_pass(arrow, arrow, TestOptions(), one_thread, "arrow squared");
-  TestOptions small;  // B's mean row predicts 32 KB of products; there are 1.1 MB
+  expect_pass(arrow, arrow, sorted, host, "arrow squared");
+  TestOptions small = sorted;  // B's mean row predicts 32 KB of products; there are 1.1 MB
   small.one_pass_max_bytes = std::size_t(100) << 10;
   expect_pass(arrow, arrow, small, false, "arrow squared past the bytes allowed");
   expect_matches_reference<Exec>(arrow, arrow, small, "arrow squared, counted");
@@ -289,6 +305,25 @@ TEST(TEST_CATEGORY, spgemm_one_pass_on_one_thread) {
   const std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
       [&] { KokkosSpGEMM::spgemm(exec, KokkosSpGEMM::copy_to(exec, bad), KokkosSpGEMM::copy_to(exec, stencil)); });
   EXPECT_NE(msg.find("row 7"), std::string::npos) << msg;
+  // Rows 0 and 2 both cover A's 4,000 entries (row 1 runs backwards), B's rows hold one entry: followed as they come,
+  // the rows would write twice nnz(A) entries.
+  const int wide = 4000;
+  M overlap("overlap", 3, wide, wide);
+  overlap.row_map()(0) = 0;
+  overlap.row_map()(1) = wide;
+  overlap.row_map()(2) = 0;
+  overlap.row_map()(3) = wide;
+  for (int e = 0; e < wide; ++e) {
+    overlap.entries()(e) = e;
+    overlap.values()(e) = 1.0;
+  }
+  std::vector<std::vector<std::pair<int, double>>> diagonal(wide);
+  for (int i = 0; i < wide; ++i) diagonal[i] = {{i, 2.0}};
+  const M identity = csr_from_rows<double>(wide, wide, diagonal);
+  expect_pass(overlap, identity, sorted, false, "rows overlapping");
+  const std::string overlap_msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+      [&] { KokkosSpGEMM::spgemm(exec, KokkosSpGEMM::copy_to(exec, overlap), KokkosSpGEMM::copy_to(exec, identity)); });
+  EXPECT_NE(overlap_msg.find("row 1"), std::string::npos) << overlap_msg;
 }
 
 // The CPU dense count branches on new columns where A's and B's rows are of even length (a stencil's), and goes

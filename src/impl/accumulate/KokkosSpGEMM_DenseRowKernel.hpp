@@ -433,7 +433,7 @@ struct DenseRowKernel {
       }
     }
     if constexpr (BranchFree) clear_mask_row(row, acc);  // not written out, so not cleared there
-    static_assert(!Checked || (!BranchFree && !Gather), "one pass leaves no values to clear, gathers no columns");
+    static_assert(!Checked || !Gather, "one pass gathers no columns");
     if constexpr (Gather) {
       // Reuse: C's columns are in place, each value is one read of the accumulator (no sort, no scan).
       const std::int64_t size = v.c_rows(row + 1) - v.c_rows(row);

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace KokkosSpGEMM {
 namespace Impl {
@@ -23,14 +24,24 @@ struct alignas(16) PoolBlock {
 template <class MemorySpace>
 class MemoryPool {
  public:
+  /// Where chunks start: 16 bytes apart on GPUs; on host spaces two cache lines, so that a thread's last writes in
+  /// its chunk (an accumulator's touched list) and the next chunk's first bytes (a header its thread writes every
+  /// row) never share a line or the adjacent-line prefetcher's pair of lines (docs/performance.md, v58).
+  static constexpr std::size_t chunk_alignment =
+      std::is_same<MemorySpace, Kokkos::HostSpace>::value ? 128 : sizeof(PoolBlock);
+  /// A chunk of `bytes` as the pool lays it out, for budgets.
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t stride(std::size_t bytes) {
+    return (bytes + chunk_alignment - 1) / chunk_alignment * chunk_alignment;
+  }
+
   MemoryPool() = default;
 
-  /// num_chunks chunks of chunk_bytes each (rounded up to 16 bytes so any scalar is aligned), from the phase's
+  /// num_chunks chunks of chunk_bytes each (rounded up to stride, so any scalar is aligned), from the phase's
   /// workspace; zeroed on request.
   template <class ExecSpace>
   MemoryPool(const ExecSpace& exec, Workspace<ExecSpace>& workspace, std::int64_t num_chunks, std::size_t chunk_bytes,
              bool zeroed)
-      : m_chunk_bytes((chunk_bytes + 15) / 16 * 16),
+      : m_chunk_bytes(stride(chunk_bytes)),
         m_num_chunks(num_chunks),
         // One take: the chunks, then a flag a chunk (a pool that is the phase's first take sizes the workspace).
         m_storage(workspace.template take<PoolBlock>(

@@ -49,6 +49,7 @@ std::vector<BinConfig> configure_bins(const Bins& bins, std::int64_t b_cols, con
 template <class ExecSpace>
 std::int64_t budgeted_pool_chunks(const ExecSpace& exec, const BinConfig& c, std::size_t chunk_bytes,
                                   const Settings& options, std::size_t pool_budget, const char* phase) {
+  chunk_bytes = MemoryPool<typename ExecSpace::memory_space>::stride(chunk_bytes);  // as the pool lays chunks out
   std::int64_t chunks = pool_chunks(exec, c, chunk_bytes, options);
   if (pool_budget > 0) {
     KOKKOSSPGEMM_REQUIRE(chunk_bytes <= pool_budget, OutOfMemory, phase,
