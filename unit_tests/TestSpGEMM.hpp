@@ -229,18 +229,18 @@ TEST(TEST_CATEGORY, spgemm_b_of_one_entry_a_row) {
 // threads take, and R-MAT squared (a graph's rows: branch-free). Where the products outgrow the bytes allowed, or B
 // fits a core's cache and the products barely compress, it leaves C to the count; a column of A naming no row of B
 // is named as the count names it, and a row map whose rows overlap is left to the count, which names it, without
-// writing past the buffer. GPUs and more than one_pass_max_threads threads never take it.
+// writing past the buffer. GPUs never take it, nor more threads than Tuning::one_pass_max_threads.
 TEST(TEST_CATEGORY, spgemm_one_pass_on_host_threads) {
   using Exec = TEST_EXECSPACE;
   using M = HostCsr<double>;
   using C = KokkosSpGEMM::CsrMatrix<double, int, int, typename Exec::memory_space>;
   Exec exec;
-  const bool host =
-      !KokkosSpGEMM::BackendTraits<Exec>::is_gpu && exec.concurrency() <= KokkosSpGEMM::Impl::one_pass_max_threads;
+  const bool host = !KokkosSpGEMM::BackendTraits<Exec>::is_gpu;
   // These small operands fit a core's cache: the pass declines where their products barely compress, unless told not
   // to (checked below).
   TestOptions sorted;
   sorted.one_pass_cached_b_bytes = 0;
+  sorted.one_pass_max_threads = 1 << 10;  // ranges on every thread the tests run
   TestOptions unsorted = sorted;
   unsorted.sorted = false;
   const auto expect_pass = [&](const M& a, const M& b, const TestOptions& o, bool taken, const std::string& what) {
@@ -283,7 +283,12 @@ TEST(TEST_CATEGORY, spgemm_one_pass_on_host_threads) {
   const M identity_1000 = csr_from_rows<double>(stencil.num_rows(), stencil.num_rows(), ones);
   expect_pass(stencil, identity_1000, TestOptions(), false, "B in cache, products that do not compress");
   expect_pass(stencil, identity_1000, sorted, host, "B in cache, the decline off");
-  expect_pass(stencil, stencil, TestOptions(), host, "B in cache, products that compress");
+  TestOptions compressing;
+  compressing.one_pass_max_threads = 1 << 10;
+  expect_pass(stencil, stencil, compressing, host, "B in cache, products that compress");
+  TestOptions one_thread = sorted;
+  one_thread.one_pass_max_threads = 1;
+  expect_pass(stencil, stencil, one_thread, host && exec.concurrency() == 1, "one thread allowed");
   // The arrow: row 0 and column 0 full, and the diagonal.
   const int n = 300;
   std::vector<std::vector<std::pair<int, double>>> arrow_rows(n);

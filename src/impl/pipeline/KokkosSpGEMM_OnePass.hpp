@@ -150,11 +150,6 @@ constexpr std::int64_t one_pass_sample_rows = 256;
 /// 1.15 products an entry, B of 0.5 MB: 19.3 -> 24.1 ms on one thread; docs/performance.md, v58).
 constexpr double one_pass_min_compression = 1.25;
 
-/// The one pass runs on at most this many host threads. On the 16 cores of the GPU machine's host the small graphs'
-/// one-shots took 1.3-2x as long with it as with the count (v58, not understood), where on 2 and 8 threads they
-/// took less.
-constexpr std::int64_t one_pass_max_threads = 8;
-
 /// Products an entry of C over a sample of rows, counted on the pool's chunks (k: a one pass kernel, whose chunks'
 /// stamps the count leaves ready for its rows); 0 where the sample has no product.
 template <class ExecSpace, class Kernel>
@@ -192,7 +187,7 @@ bool one_pass_product(const ExecSpace& exec, const Settings& s, const AMatrix& a
   } else {
     const std::int64_t rows = a.num_rows();
     const std::size_t entry_bytes = sizeof(Ordinal) + sizeof(Scalar);
-    if (s.memory_budget_bytes > 0 || s.one_pass_max_bytes == 0 || concurrency(exec) > one_pass_max_threads ||
+    if (s.memory_budget_bytes > 0 || s.one_pass_max_bytes == 0 || concurrency(exec) > s.one_pass_max_threads ||
         !dense_accumulator_for<ExecSpace>(s, b.num_cols()) || rows == 0 || a.nnz() == 0 || b.nnz() == 0) {
       return false;
     }
