@@ -310,6 +310,11 @@ TEST(TEST_CATEGORY, spgemm_one_pass_on_host_threads) {
   const std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
       [&] { KokkosSpGEMM::spgemm(exec, KokkosSpGEMM::copy_to(exec, bad), KokkosSpGEMM::copy_to(exec, stencil)); });
   EXPECT_NE(msg.find("row 7"), std::string::npos) << msg;
+  // B of one entry a row in the cache: the sample reads A's columns before anything checked them.
+  const std::string unit_msg = expect_throws<KokkosSpGEMM::InvalidInput>([&] {
+    KokkosSpGEMM::spgemm(exec, KokkosSpGEMM::copy_to(exec, bad), KokkosSpGEMM::copy_to(exec, identity_1000));
+  });
+  EXPECT_NE(unit_msg.find("row 7"), std::string::npos) << unit_msg;
   // Rows 0 and 2 both cover A's 4,000 entries (row 1 runs backwards), B's rows hold one entry: followed as they come,
   // the rows would write twice nnz(A) entries.
   const int wide = 4000;

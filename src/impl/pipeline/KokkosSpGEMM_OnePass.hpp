@@ -151,9 +151,10 @@ constexpr std::int64_t one_pass_sample_rows = 256;
 constexpr double one_pass_min_compression = 1.25;
 
 /// Products an entry of C over a sample of rows, counted on the pool's chunks (k: a one pass kernel, whose chunks'
-/// stamps the count leaves ready for its rows); 0 where the sample has no product.
+/// stamps the count leaves ready for its rows; check_a: A's columns not checked yet, so checked here before they
+/// index B); 0 where the sample has no product.
 template <class ExecSpace, class Kernel>
-double sampled_compression(const ExecSpace& exec, const Kernel& k, std::int64_t rows) {
+double sampled_compression(const ExecSpace& exec, const Kernel& k, std::int64_t rows, bool check_a) {
   using Ordinal = typename Kernel::Ordinal;
   const std::int64_t stride = max_of<std::int64_t>(1, rows / one_pass_sample_rows);
   std::int64_t products = 0, columns = 0;
@@ -165,7 +166,7 @@ double sampled_compression(const ExecSpace& exec, const Kernel& k, std::int64_t 
         const typename Kernel::Parts p = k.parts(chunk);
         std::int64_t bad = 0;
         distinct += k.template count_columns<true, false>(static_cast<Ordinal>(i * stride), p.stamps,
-                                                          k.next_stamp(chunk, p.stamps), k.a_check(false), sum, bad);
+                                                          k.next_stamp(chunk, p.stamps), k.a_check(check_a), sum, bad);
         k.token.release(id);
       },
       products, columns);
@@ -249,7 +250,7 @@ bool one_pass_product(const ExecSpace& exec, const Settings& s, const AMatrix& a
     const std::size_t b_bytes = b.nnz() * entry_bytes + static_cast<std::size_t>(b.num_rows() + 1) * sizeof(Offset) +
                                 static_cast<std::size_t>(width) * sizeof(typename Kernel::Stamp);
     const bool cached_b = b_bytes <= s.one_pass_cached_b_bytes;
-    const double compression = spread || cached_b ? sampled_compression(exec, kernel, rows) : 0.0;
+    const double compression = spread || cached_b ? sampled_compression(exec, kernel, rows, entries_of_a) : 0.0;
     if (cached_b && compression < one_pass_min_compression) return false;
     Workspace<ExecSpace> workspace(exec, static_cast<std::size_t>(ranges.capacity) * entry_bytes + 1024);
     const Kokkos::View<Ordinal*, Space> buffer_cols =
