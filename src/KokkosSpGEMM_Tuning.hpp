@@ -63,9 +63,8 @@ struct Tuning {
   /// rows finds under 1.25 products an entry of C: the count then runs from the core's cache and C, nearly as long as
   /// the products, costs more to copy than the count saves. 0: never count first for that.
   std::size_t one_pass_cached_b_bytes = std::size_t(1) << 20;
-  /// ... and on at most this many host threads: faster on 1 and 2 threads (2-core machine), no faster on 8 (two
-  /// calls on the GPU machine's host disagreed) and slower on 16 (small graphs 1.3-2x as long), none of it understood
-  /// yet; 4 was not measured (docs/performance.md, v58).
+  /// ... and on at most this many host threads: measured faster on 1 and 2 threads, not on 8 or 16, and not
+  /// measured on 4 (docs/performance.md, v58).
   int one_pass_max_threads = 4;
   /// Numeric calls after the first on the same handle and the same C (same entries array) keep C's column indices
   /// and refresh only the values: the hash tables are read in C's column order instead of being extracted and

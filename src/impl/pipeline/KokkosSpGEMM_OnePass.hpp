@@ -146,8 +146,8 @@ constexpr std::int64_t one_pass_sample_rows = 256;
 
 /// The one pass trades the count of every product for a copy of C. Where B and its stamps fit a core's cache
 /// (Tuning::one_pass_cached_b_bytes) the count runs from the cache, and where the products barely compress (below
-/// this many an entry of C) C is nearly as long as they are: the copy then costs more than the count saves (rajat01,
-/// 1.15 products an entry, B of 0.5 MB: 19.3 -> 24.1 ms on one thread; docs/performance.md, v58).
+/// this many an entry of C) C is nearly as long as they are: the copy then costs more than the count saves
+/// (docs/performance.md, v58).
 constexpr double one_pass_min_compression = 1.25;
 
 /// Products an entry of C over a sample of rows, counted on the pool's chunks (k: a one pass kernel, whose chunks'
