@@ -1,6 +1,7 @@
 // Deterministic mode (bitwise identical sums), the memory budget and allocation failures as typed errors.
 #include <SpGEMMTestHelpers.hpp>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <tuple>
@@ -454,6 +455,58 @@ TEST(TEST_CATEGORY, host_temporary_cache_hands_out_kept_blocks_and_frees_the_old
   blocks.give(d, "d");
   EXPECT_EQ(blocks.reserved(), before) << "a block past the limit is freed, and the older one before it";
   KokkosSpGEMM::set_temporary_cache_limit(KokkosSpGEMM::Impl::default_temporary_cache_bytes);
+}
+
+TEST(TEST_CATEGORY, large_host_arrays_start_on_huge_pages) {
+  using Exec = TEST_EXECSPACE;
+  using Kokkos::HostSpace;
+  namespace Impl = KokkosSpGEMM::Impl;
+  constexpr std::size_t huge = Impl::huge_page_bytes;
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % huge == 0; };
+  const Kokkos::DefaultHostExecutionSpace host;
+  // Past the threshold: n elements (every one there: ASan checks the writes), on a huge-page boundary where Linux
+  // offers huge pages; the label is the allocation's.
+  const std::size_t n = Impl::huge_page_min_bytes / sizeof(double) + 3;
+  const auto big = Impl::fresh_view<Kokkos::View<double*, HostSpace>>(host, "big", n);
+  ASSERT_EQ(big.extent(0), n);
+  EXPECT_EQ(big.label(), "big");
+  EXPECT_EQ(aligned(big.data()), Impl::huge_pages_on_request);
+  for (std::size_t i = 0; i < n; ++i) big(i) = static_cast<double>(i);
+  EXPECT_EQ(big(n - 1), static_cast<double>(n - 1));
+  // Below it, and elements whose size does not divide a huge page: a plain allocation of n.
+  const auto small = Impl::fresh_view<Kokkos::View<int*, HostSpace>>(host, "small", 1000);
+  EXPECT_EQ(small.extent(0), 1000u);
+  EXPECT_EQ(small.span(), 1000u);
+  struct Triple {
+    double x, y, z;
+  };
+  const std::size_t m = Impl::huge_page_min_bytes / sizeof(Triple) + 1;
+  const auto odd = Impl::fresh_view<Kokkos::View<Triple*, HostSpace>>(host, "odd", m);
+  ASSERT_EQ(odd.extent(0), m);
+  odd(m - 1).z = 1.0;
+  EXPECT_EQ(odd(m - 1).z, 1.0);
+  // The temporary cache's large host blocks: whole huge pages, on their boundaries.
+  auto& blocks = Impl::HostBlocks::instance();
+  KokkosSpGEMM::release_temporary_cache();
+  const std::size_t before = blocks.reserved();
+  void* block = blocks.take(Impl::huge_page_min_bytes + 1, "block");
+  EXPECT_EQ(aligned(block), Impl::huge_pages_on_request);
+  if (Impl::huge_pages_on_request) EXPECT_EQ(blocks.reserved(), before + Impl::huge_page_min_bytes + huge);
+  static_cast<char*>(block)[Impl::huge_page_min_bytes] = 1;
+  blocks.give(block, "block");
+  KokkosSpGEMM::release_temporary_cache();
+  // C's arrays and row map (562,501 64-bit offsets) past the threshold on a host space: on huge-page boundaries,
+  // and C right.
+  const Exec exec;
+  const auto a = KokkosSpGEMM::poisson_2d_5pt<double, int, std::int64_t>(750);
+  const auto d_a = KokkosSpGEMM::copy_to(exec, a);
+  const auto c = KokkosSpGEMM::spgemm(exec, d_a, d_a);
+  EXPECT_TRUE(KokkosSpGEMM::compare_to_reference(c, a, a).ok);
+  if constexpr (std::is_same<typename Exec::memory_space, HostSpace>::value) {
+    EXPECT_EQ(aligned(c.values().data()), Impl::huge_pages_on_request);
+    EXPECT_EQ(aligned(c.entries().data()), Impl::huge_pages_on_request);
+    EXPECT_EQ(aligned(c.row_map().data()), Impl::huge_pages_on_request);
+  }
 }
 
 TEST(TEST_CATEGORY, single_use_analysis_takes_its_permutations_from_the_cache) {

@@ -124,12 +124,24 @@ constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;
 /// (transparent huge pages in madvise mode): first touch of C's arrays then faults once per 2 MiB instead of per
 /// 4 KiB (measured in docs/performance.md). 4 MiB because NumPy asks the same from that size.
 constexpr std::size_t huge_page_min_bytes = std::size_t(4) << 20;
+/// The huge page of x86-64 and of AArch64 with 4 KiB base pages.
+constexpr std::size_t huge_page_bytes = std::size_t(2) << 20;
 
-/// Asks for huge pages under fresh host memory of `bytes` at p (see huge_page_min_bytes); nothing where refused.
+/// Whether huge pages can be asked for (Linux's madvise).
+constexpr bool huge_pages_on_request =
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    true;
+#else
+    false;
+#endif
+
+/// Asks for huge pages under the whole huge pages within `bytes` of fresh host memory at p (see
+/// huge_page_min_bytes); nothing where refused. Only the parts of an allocation that start and end on huge-page
+/// boundaries can be so backed: callers that can choose the address place the array there (fresh_view).
 inline void advise_huge_pages_at(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (bytes < huge_page_min_bytes) return;
-  constexpr std::uintptr_t page = std::uintptr_t(2) << 20;
+  constexpr std::uintptr_t page = huge_page_bytes;
   const auto begin = reinterpret_cast<std::uintptr_t>(p);
   const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes) / page * page;
   if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
@@ -172,7 +184,11 @@ class HostBlocks {
       }
     }
     if (p == nullptr) {
-      p = std::aligned_alloc(256, bytes);
+      // Large blocks on huge-page boundaries, whole huge pages long (aligned_alloc wants a multiple of the
+      // alignment), so that none of their pages is left to base pages.
+      const bool huge = huge_pages_on_request && bytes >= huge_page_min_bytes;
+      if (huge) bytes = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+      p = std::aligned_alloc(huge ? huge_page_bytes : 256, bytes);
       if (p == nullptr) {
         throw std::runtime_error(std::string(label) + " failed to allocate " + std::to_string(bytes) +
                                  " bytes of host memory");
@@ -753,12 +769,33 @@ void parallel_for_teams(const std::string& label, const typename Policy::executi
   Kokkos::parallel_for(label, policy, f);
 }
 
-/// Asks for huge pages under a fresh host view (see huge_page_min_bytes); nothing elsewhere or where refused.
-template <class View>
-void advise_huge_pages(const View& view) {
-  if constexpr (std::is_same<typename View::memory_space, Kokkos::HostSpace>::value) {
-    advise_huge_pages_at(view.data(), view.span() * sizeof(typename View::value_type));
+/// A fresh uninitialised view of n elements (the arrays a call hands to its caller, C's above all). In HostSpace,
+/// past huge_page_min_bytes, the view starts on a huge-page boundary of an allocation two huge pages longer, under
+/// huge pages asked for: every page it touches is then a huge one, where an allocation at the address malloc
+/// chooses leaves up to 2 MiB of base pages at each end. The extra virtual memory before and after it is never
+/// touched.
+template <class View, class ExecSpace>
+View fresh_view(const ExecSpace& exec, const std::string& label, std::size_t n) {
+  using T = typename View::value_type;
+  if constexpr (huge_pages_on_request && std::is_same<typename View::memory_space, Kokkos::HostSpace>::value &&
+                huge_page_bytes % sizeof(T) == 0) {
+    if (n * sizeof(T) >= huge_page_min_bytes) {
+      const std::size_t pad = 2 * huge_page_bytes / sizeof(T);
+      View whole(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), n + pad);
+      const auto at = reinterpret_cast<std::uintptr_t>(whole.data());
+      const std::uintptr_t aligned = (at + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+      if ((aligned - at) % sizeof(T) == 0) {
+        const std::size_t skip = (aligned - at) / sizeof(T);
+        View view = Kokkos::subview(whole, std::make_pair(skip, skip + n));
+        const std::size_t span = (n * sizeof(T) + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+        advise_huge_pages_at(view.data(), span);  // within whole: skip < pad / 2, span < n + pad / 2 elements
+        return view;
+      }
+      advise_huge_pages_at(whole.data(), n * sizeof(T));
+      return Kokkos::subview(whole, std::make_pair(std::size_t(0), n));
+    }
   }
+  return View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, label), n);
 }
 
 /// The temporary cache's limit, holdings and trim (KokkosSpGEMM_TemporaryCache.hpp): HostBlocks for host spaces,

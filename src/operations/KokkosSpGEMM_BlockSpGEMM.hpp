@@ -206,12 +206,10 @@ void spgemm_symbolic(const ExecSpace& exec, BsrHandle<ExecSpace, S, O, F>& h, co
   const int bs = a.block_size();
   const std::size_t bb = static_cast<std::size_t>(bs) * bs;
   Impl::translate_allocation_failure("spgemm_symbolic", [&] {
-    c = BsrMatrix<S, O, F, Space>(
-        c_graph.num_rows(), c_graph.num_cols(), bs, c_graph.row_map(), c_graph.entries(),
-        typename BsrMatrix<S, O, F, Space>::values_type(
-            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Bsr::C::values"), c_graph.nnz() * bb));
+    c = BsrMatrix<S, O, F, Space>(c_graph.num_rows(), c_graph.num_cols(), bs, c_graph.row_map(), c_graph.entries(),
+                                  Impl::fresh_view<typename BsrMatrix<S, O, F, Space>::values_type>(
+                                      exec, "KokkosSpGEMM::Bsr::C::values", c_graph.nnz() * bb));
   });
-  Impl::advise_huge_pages(c.values());
   st.block_size = bs;
   st.a_rows = a.num_block_rows();
   st.a_cols = a.num_block_cols();

@@ -156,12 +156,8 @@ void copy_reached(const ExecSpace& exec, const char* function, const MRows& m_ro
         sizes(i) = n;
       });
   const std::int64_t nnz = row_map_from_sizes(exec, function, c.row_map(), sizes);
-  c.set_entries(typename CMatrix::entries_type(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), nnz));
-  c.set_values(typename CMatrix::values_type(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), nnz));
-  advise_huge_pages(c.entries());  // as the pipeline's C
-  advise_huge_pages(c.values());
+  c.set_entries(fresh_view<typename CMatrix::entries_type>(exec, "KokkosSpGEMM::C::entries", nnz));
+  c.set_values(fresh_view<typename CMatrix::values_type>(exec, "KokkosSpGEMM::C::values", nnz));
   const bool with_values = vals.extent(0) > 0;
   const auto c_rows = c.row_map();
   const auto c_cols = c.entries();
@@ -258,12 +254,8 @@ struct FlagOutsideMask {
 /// C's entries, values and kept places of nnz(C) each (kept only when asked for).
 template <class ExecSpace, class CMatrix, class Kept>
 void allocate_outside(const ExecSpace& exec, CMatrix& c, Kept* kept, std::int64_t nnz) {
-  c.set_entries(typename CMatrix::entries_type(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), nnz));
-  c.set_values(typename CMatrix::values_type(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), nnz));
-  advise_huge_pages(c.entries());  // as the pipeline's C
-  advise_huge_pages(c.values());
+  c.set_entries(fresh_view<typename CMatrix::entries_type>(exec, "KokkosSpGEMM::C::entries", nnz));
+  c.set_values(fresh_view<typename CMatrix::values_type>(exec, "KokkosSpGEMM::C::values", nnz));
   if (kept) *kept = Kept(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::kept"), nnz);
 }
 

@@ -55,7 +55,7 @@ class Workspace {
       return Kokkos::View<T*, MemorySpace>(p, n);
     }
     m_spilled = true;
-    return Kokkos::View<T*, MemorySpace>(Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, label), n);
+    return fresh_view<Kokkos::View<T*, MemorySpace>>(m_exec, label, n);
   }
 
   /// take, zeroed in order before the kernels that follow on the execution space.
@@ -80,8 +80,7 @@ class Workspace {
     m_data = static_cast<char*>(BlockCache<ExecSpace>::allocate(m_exec, grains * sizeof(Grain)));
     m_cached = m_data != nullptr;
     if (!m_cached) {
-      m_block = Kokkos::View<Grain*, MemorySpace>(
-          Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Workspace"), grains);
+      m_block = fresh_view<Kokkos::View<Grain*, MemorySpace>>(m_exec, "KokkosSpGEMM::Workspace", grains);
       m_data = reinterpret_cast<char*>(m_block.data());
     }
     m_capacity = grains * sizeof(Grain);

@@ -29,14 +29,10 @@ std::size_t c_entry_bytes(const Handle& handle) {
 template <class ExecSpace, class Handle, class CMatrix>
 void allocate_numeric_output(const ExecSpace& exec, const Handle& handle, CMatrix& c) {
   if (c.entries().extent(0) != static_cast<std::size_t>(handle.nnz())) {
-    c.set_entries(typename CMatrix::entries_type(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"), handle.nnz()));
-    advise_huge_pages(c.entries());
+    c.set_entries(fresh_view<typename CMatrix::entries_type>(exec, "KokkosSpGEMM::C::entries", handle.nnz()));
   }
   if (c.values().extent(0) != static_cast<std::size_t>(handle.nnz())) {
-    c.set_values(typename CMatrix::values_type(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"), handle.nnz()));
-    advise_huge_pages(c.values());
+    c.set_values(fresh_view<typename CMatrix::values_type>(exec, "KokkosSpGEMM::C::values", handle.nnz()));
   }
 }
 

@@ -213,9 +213,8 @@ bool one_pass_product(const ExecSpace& exec, const Settings& s, const AMatrix& a
     const auto ranges = one_pass_ranges(exec, a, b, items, entries_of_a);
     if (ranges.bad_total > 0 || ranges.capacity > most) return false;
 
-    const typename CMatrix::row_map_type row_map(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Symbolic::C_row_map"),
-        static_cast<std::size_t>(rows) + 1);
+    const auto row_map = fresh_view<typename CMatrix::row_map_type>(exec, "KokkosSpGEMM::Symbolic::C_row_map",
+                                                                    static_cast<std::size_t>(rows) + 1);
     CMatrix out(static_cast<Ordinal>(rows), b.num_cols(), row_map, typename CMatrix::entries_type(),
                 typename CMatrix::values_type());
     using Views = MultiplyViews<AMatrix, BMatrix, CMatrix>;
@@ -287,13 +286,10 @@ bool one_pass_product(const ExecSpace& exec, const Settings& s, const AMatrix& a
       bad += ranges.bad(w);
     }
     if (bad > 0) check_operands_of_a(exec, "spgemm_symbolic", a, b, bad);
-    typename CMatrix::entries_type cols(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::entries"),
-        static_cast<std::size_t>(nnz));
-    typename CMatrix::values_type vals(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::values"),
-                                       static_cast<std::size_t>(nnz));
-    advise_huge_pages(cols);
-    advise_huge_pages(vals);
+    const auto cols =
+        fresh_view<typename CMatrix::entries_type>(exec, "KokkosSpGEMM::C::entries", static_cast<std::size_t>(nnz));
+    const auto vals =
+        fresh_view<typename CMatrix::values_type>(exec, "KokkosSpGEMM::C::values", static_cast<std::size_t>(nnz));
     Kokkos::parallel_for(
         "KokkosSpGEMM::OnePass::copy", Range<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, items),
         KOKKOS_LAMBDA(const std::int64_t w) {

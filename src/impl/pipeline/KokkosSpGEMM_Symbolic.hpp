@@ -233,9 +233,8 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
                                                                 << budget << " bytes");
   // Uninitialised where the scan below writes every offset (a fill launch less); zeros for no rows.
   typename CMatrix::row_map_type row_map =
-      rows > 0 ? typename CMatrix::row_map_type(
-                     Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Symbolic::C_row_map"),
-                     static_cast<std::size_t>(rows) + 1)
+      rows > 0 ? fresh_view<typename CMatrix::row_map_type>(exec, "KokkosSpGEMM::Symbolic::C_row_map",
+                                                            static_cast<std::size_t>(rows) + 1)
                : typename CMatrix::row_map_type(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::C_row_map"), 1);
   // Entries and values come with the numeric phase; empty views here allocate nothing (a labelled empty view is
   // still a device allocation, a call into the driver that costs microseconds).
