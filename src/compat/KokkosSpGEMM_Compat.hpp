@@ -63,6 +63,17 @@ KOKKOS_INLINE_FUNCTION int bit_width_u32(std::uint32_t x) {
 #endif
 }
 
+// Asks for the cache line at p ahead of its load (a hint: never faults, whatever p is); nothing on GPUs.
+KOKKOS_INLINE_FUNCTION void prefetch_read(const void* p) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  (void)p;
+#elif defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p, 0, 3);
+#else
+  (void)p;
+#endif
+}
+
 // Index of the lowest set bit of x != 0 (Kokkos 3.4 has no countr_zero; 4.x's is constexpr-only on some compilers).
 KOKKOS_INLINE_FUNCTION int lowest_bit_u64(std::uint64_t x) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)

@@ -208,9 +208,54 @@ struct ReplayHostRowsKernel {
     // Sums in locals: the reduction's own places may alias the views' 64-bit data, which the compiler would then
     // reload after every add.
     std::uint64_t run_check = 0, run_bad = 0;
-    for (std::int64_t i = begin; i < end; ++i) row(i, run_check, run_bad);
+    if (begin < end) ask_offsets(begin);
+    for (std::int64_t i = begin; i < end; ++i) {
+      if (i + 1 < end) ask_offsets(i + 1);
+      ask_values(i);
+      row(i, run_check, run_bad);
+    }
     check += run_check;
     bad += run_bad;
+  }
+
+  /// The rows of B that a row of A names are scattered over B: their offsets are asked for a row ahead (ask_offsets)
+  /// and their values as the row starts (ask_values, the offsets then in cache), so that the loads of several rows
+  /// of B are in flight at once instead of one after another. Up to prefetch_entries entries of A a row: past that,
+  /// a row's own work hides the rest.
+  static constexpr int prefetch_entries = 16;
+
+  KOKKOS_INLINE_FUNCTION bool prefetch_range(const std::int64_t i, std::int64_t& e, std::int64_t& e_end) const {
+    const Ordinal row = perm(first + i);
+    if (CheckA && !checks.row_ok(v, row)) return false;
+    e = static_cast<std::int64_t>(v.a_rows(row));
+    e_end = static_cast<std::int64_t>(v.a_rows(row + 1));
+    if (e_end - e > prefetch_entries) e_end = e + prefetch_entries;
+    return true;
+  }
+
+  KOKKOS_INLINE_FUNCTION void ask_offsets(const std::int64_t i) const {
+    using Unsigned = std::make_unsigned_t<Ordinal>;
+    std::int64_t e = 0, e_end = 0;
+    if (!prefetch_range(i, e, e_end)) return;
+    for (; e < e_end; ++e) {
+      const Ordinal k = v.a_cols(e);
+      if (static_cast<Unsigned>(k) >= static_cast<Unsigned>(checks.b_num_rows)) continue;
+      prefetch_read(v.unit_b ? static_cast<const void*>(v.b_vals.data() + k)
+                             : static_cast<const void*>(v.b_rows.data() + k));
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void ask_values(const std::int64_t i) const {
+    using Unsigned = std::make_unsigned_t<Ordinal>;
+    if (v.unit_b) return;
+    std::int64_t e = 0, e_end = 0;
+    if (!prefetch_range(i, e, e_end)) return;
+    for (; e < e_end; ++e) {
+      const Ordinal k = v.a_cols(e);
+      if (static_cast<Unsigned>(k) >= static_cast<Unsigned>(checks.b_num_rows)) continue;
+      const auto b = v.b_rows(k);
+      if (!is_negative(b) && static_cast<std::size_t>(b) < v.b_vals.extent(0)) prefetch_read(v.b_vals.data() + b);
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void row(const std::int64_t i, std::uint64_t& check, std::uint64_t& bad) const {
