@@ -171,9 +171,13 @@ struct HostOperandChecks {
   KOKKOS_INLINE_FUNCTION bool row_ok(const Views& v, const Ordinal row) const {
     return csr_offsets_ok(v.a_rows, v.a_cols.extent(0), row, a_num_rows);
   }
-  KOKKOS_INLINE_FUNCTION bool entry_ok(const Views& v, const Ordinal k) const {
+  /// Whether column k of A names a row of B.
+  KOKKOS_INLINE_FUNCTION bool column_ok(const Ordinal k) const {
     using Unsigned = std::make_unsigned_t<Ordinal>;
-    if (static_cast<Unsigned>(k) >= static_cast<Unsigned>(b_num_rows)) return false;
+    return static_cast<Unsigned>(k) < static_cast<Unsigned>(b_num_rows);
+  }
+  KOKKOS_INLINE_FUNCTION bool entry_ok(const Views& v, const Ordinal k) const {
+    if (!column_ok(k)) return false;
     const auto begin = v.b_rows(k), end = v.b_rows(k + 1);
     return !is_negative(begin) && begin <= end && static_cast<std::size_t>(end) <= v.b_cols.extent(0);
   }
@@ -211,7 +215,6 @@ struct ReplayHostRowsKernel {
     if (begin < end) ask_offsets(begin);
     for (std::int64_t i = begin; i < end; ++i) {
       if (i + 1 < end) ask_offsets(i + 1);
-      ask_values(i);
       row(i, run_check, run_bad);
     }
     check += run_check;
@@ -224,35 +227,24 @@ struct ReplayHostRowsKernel {
   /// a row's own work hides the rest.
   static constexpr int prefetch_entries = 16;
 
-  KOKKOS_INLINE_FUNCTION bool prefetch_range(const std::int64_t i, std::int64_t& e, std::int64_t& e_end) const {
-    const Ordinal row = perm(first + i);
-    if (CheckA && !checks.row_ok(v, row)) return false;
-    e = static_cast<std::int64_t>(v.a_rows(row));
-    e_end = static_cast<std::int64_t>(v.a_rows(row + 1));
-    if (e_end - e > prefetch_entries) e_end = e + prefetch_entries;
-    return true;
-  }
-
   KOKKOS_INLINE_FUNCTION void ask_offsets(const std::int64_t i) const {
-    using Unsigned = std::make_unsigned_t<Ordinal>;
-    std::int64_t e = 0, e_end = 0;
-    if (!prefetch_range(i, e, e_end)) return;
-    for (; e < e_end; ++e) {
+    const Ordinal row = perm(first + i);
+    if (CheckA && !checks.row_ok(v, row)) return;
+    const auto a_begin = v.a_rows(row), a_end = v.a_rows(row + 1);
+    for (auto e = a_begin; e < a_end && static_cast<std::int64_t>(e - a_begin) < prefetch_entries; ++e) {
       const Ordinal k = v.a_cols(e);
-      if (static_cast<Unsigned>(k) >= static_cast<Unsigned>(checks.b_num_rows)) continue;
+      if (!checks.column_ok(k)) continue;
       prefetch_read(v.unit_b ? static_cast<const void*>(v.b_vals.data() + k)
                              : static_cast<const void*>(v.b_rows.data() + k));
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void ask_values(const std::int64_t i) const {
-    using Unsigned = std::make_unsigned_t<Ordinal>;
-    if (v.unit_b) return;
-    std::int64_t e = 0, e_end = 0;
-    if (!prefetch_range(i, e, e_end)) return;
-    for (; e < e_end; ++e) {
+  /// Entries [a_begin, a_end) of a row whose offsets were checked (B's own offsets are checked before the replay).
+  template <class AOffset>
+  KOKKOS_INLINE_FUNCTION void ask_values(const AOffset a_begin, const AOffset a_end) const {
+    for (auto e = a_begin; e < a_end && static_cast<std::int64_t>(e - a_begin) < prefetch_entries; ++e) {
       const Ordinal k = v.a_cols(e);
-      if (static_cast<Unsigned>(k) >= static_cast<Unsigned>(checks.b_num_rows)) continue;
+      if (!checks.column_ok(k)) continue;
       const auto b = v.b_rows(k);
       if (!is_negative(b) && static_cast<std::size_t>(b) < v.b_vals.extent(0)) prefetch_read(v.b_vals.data() + b);
     }
@@ -271,8 +263,9 @@ struct ReplayHostRowsKernel {
     }
     const unsigned char* places = src.row(q);
     std::int64_t offset = 0;
-    const auto a_end = v.a_rows(row + 1);
-    for (auto e = v.a_rows(row); e < a_end; ++e) {
+    const auto a_begin = v.a_rows(row), a_end = v.a_rows(row + 1);
+    if (!v.unit_b) ask_values(a_begin, a_end);
+    for (auto e = a_begin; e < a_end; ++e) {
       const Ordinal k = v.a_cols(e);
       if (CheckA && !checks.entry_ok(v, k)) {
         ++bad;
