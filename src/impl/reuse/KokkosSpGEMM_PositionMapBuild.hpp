@@ -237,6 +237,8 @@ struct PositionMapBuildKernel {
   Kokkos::View<std::uint64_t*, Space> status;        // [0]: misses, [1]: checksum of C's columns
   int width = 1;
   std::int64_t first_byte = 0, first_product = 0;
+  std::int64_t rows = 0;  // the bin's rows
+  int rows_per_team = 1;  // CPUs: a run of rows a team of one thread, so that the checksum's atomic add is a run's
 
   KOKKOS_INLINE_FUNCTION static std::size_t table_bytes(Ordinal capacity) {
     return static_cast<std::size_t>(capacity) * 2 * sizeof(Ordinal);
@@ -244,8 +246,6 @@ struct PositionMapBuildKernel {
   std::size_t scratch_bytes() const { return (pool.num_chunks() > 0 ? 0 : table_bytes(capacity)) + 64; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const std::int64_t q = first + team.league_rank();
-    const Ordinal row = perm(q);
     std::int64_t* chunk_id = static_cast<std::int64_t*>(team.team_shmem().get_shmem_aligned(sizeof(std::int64_t), 16));
     char* storage = nullptr;
     if (pool.num_chunks() > 0) {
@@ -257,6 +257,23 @@ struct PositionMapBuildKernel {
     }
     const Table table{reinterpret_cast<Ordinal*>(storage), reinterpret_cast<Ordinal*>(storage) + capacity,
                       capacity - 1};
+    const std::int64_t team_first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+    const std::int64_t team_end = team_first + rows_per_team < rows ? team_first + rows_per_team : rows;
+    std::uint64_t team_sum = 0;
+    for (std::int64_t i = team_first; i < team_end; ++i) {
+      if (i > team_first) team.team_barrier();  // the last row's lookups are done before its table is cleared
+      team_sum += record_row(team, table, first + i);
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&status(1), team_sum); });
+    if (pool.num_chunks() > 0) {
+      team.team_barrier();
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(*chunk_id); });
+    }
+  }
+
+  /// Row perm(q): its columns into the table, then its products' places; returns the row's checksum term.
+  KOKKOS_INLINE_FUNCTION std::uint64_t record_row(const Member& team, const Table& table, const std::int64_t q) const {
+    const Ordinal row = perm(q);
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, capacity),
                          [&](const Ordinal s) { table.keys[s] = Table::empty; });
     team.team_barrier();
@@ -296,11 +313,7 @@ struct PositionMapBuildKernel {
       });
       offset += b_len;
     }
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&status(1), sum); });
-    if (pool.num_chunks() > 0) {
-      team.team_barrier();
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { pool.release(*chunk_id); });
-    }
+    return sum;
   }
 };
 
@@ -525,15 +538,14 @@ void allocate_map(const ExecSpace& exec, const Views& v, Map& map, typename View
   using Ordinal = typename Views::ordinal_type;
   using Perm = decltype(Map().bins.perm);
   const MappedBins mask = choice.mask;  // by value into the scan below
-  map.positions = decltype(map.positions)(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::positions"), choice.bytes);
-  map.product_start = decltype(map.product_start)(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::product_start"),
-      static_cast<std::size_t>(rows));
+  // Written once here, at first touch: on huge pages where the host offers them, as C's arrays.
+  map.positions = fresh_view<decltype(map.positions)>(exec, "KokkosSpGEMM::PositionMap::positions",
+                                                      static_cast<std::size_t>(choice.bytes));
+  map.product_start = fresh_view<decltype(map.product_start)>(exec, "KokkosSpGEMM::PositionMap::product_start",
+                                                              static_cast<std::size_t>(rows));
   if (choice.offsets) {
-    map.entry_offsets = decltype(map.entry_offsets)(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::PositionMap::entry_offsets"),
-        v.a_cols.extent(0));
+    map.entry_offsets =
+        fresh_view<decltype(map.entry_offsets)>(exec, "KokkosSpGEMM::PositionMap::entry_offsets", v.a_cols.extent(0));
   }
   const Perm perm = map.bins.perm;
   const auto start = map.product_start;
@@ -591,7 +603,10 @@ bool record_positions(const ExecSpace& exec, Workspace<ExecSpace>& workspace, co
                     false);
       pool_bytes = max_of(pool_bytes, k.pool.total_bytes());
     }
-    typename Kernel::Policy policy(exec, static_cast<int>(c.rows), shape.team_size, shape.vector_length);
+    k.rows = c.rows;
+    k.rows_per_team = BackendTraits<ExecSpace>::is_gpu ? 1 : replay_host_rows_per_team;
+    typename Kernel::Policy policy(exec, static_cast<int>((c.rows + k.rows_per_team - 1) / k.rows_per_team),
+                                   shape.team_size, shape.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(k.scratch_bytes()));
     Kokkos::parallel_for("KokkosSpGEMM::PositionMap::make_bin_" + std::to_string(c.bin), policy, k);
     workspace.rewind(pool_mark);  // the next bin's kernel runs after this one
