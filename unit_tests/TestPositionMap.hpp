@@ -322,6 +322,18 @@ TEST(TEST_CATEGORY, position_map_notices_changed_columns_of_c) {
     cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, o.sorted);
     EXPECT_TRUE(cmp.ok) << what << ", a foreign column: " << cmp.message;
 
+    // A row's column written over by another of its columns (met twice; the one it replaced now absent): the map's
+    // remaking finds the repeat, and the full phase rewrites C.
+    hc = KokkosSpGEMM::to_host(c);
+    int twice = 0;
+    while (twice < hc.num_rows() && hc.row_map()(twice + 1) - hc.row_map()(twice) < 2) ++twice;
+    ASSERT_LT(twice, hc.num_rows());
+    hc.entries()(hc.row_map()(twice)) = hc.entries()(hc.row_map()(twice) + 1);
+    Kokkos::deep_copy(c.entries(), hc.entries());
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+    cmp = KokkosSpGEMM::compare_to_reference(c, a, b, o.sorted);
+    EXPECT_TRUE(cmp.ok) << what << ", a repeated column: " << cmp.message;
+
     // Spoiled entries (-1 is never a column), then a replay of the map made after the full phase.
     Kokkos::deep_copy(c.entries(), -1);
     KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
