@@ -278,6 +278,24 @@ struct PositionMapBuildKernel {
     }
   }
 
+  /// Where the places of row perm(q)'s products start.
+  KOKKOS_INLINE_FUNCTION unsigned char* row_places(const std::int64_t q) const {
+    return positions + first_byte + width * (product_start(q) - first_product);
+  }
+
+  /// f(e, b_begin, b_len, offset) for each entry e of A's row: its row of B, and the products before it in the row.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_entry(const Ordinal row, const F& f) const {
+    std::int64_t offset = 0;
+    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+      const Ordinal k = v.a_cols(e);
+      const auto b_begin = v.b_rows(k);
+      const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
+      f(e, b_begin, b_len, offset);
+      offset += b_len;
+    }
+  }
+
   /// record_row for a team of one thread with place[] of B's width: place[col] is col's slot in the row, trusted
   /// only where C's row holds col there (no clearing between rows; the chunk starts uninitialised). A column of C
   /// outside B's width or met twice in its row, and a product whose column the row lacks, count as misses.
@@ -301,12 +319,8 @@ struct PositionMapBuildKernel {
       }
       place[col] = s;
     }
-    unsigned char* out = positions + first_byte + width * (product_start(q) - first_product);
-    std::int64_t offset = 0;
-    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
-      const Ordinal k = v.a_cols(e);
-      const auto b_begin = v.b_rows(k);
-      const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
+    unsigned char* out = row_places(q);
+    for_each_entry(row, [&](const auto e, const auto b_begin, const Ordinal b_len, const std::int64_t offset) {
       if (entry_offsets.data() != nullptr) entry_offsets(e) = static_cast<std::int32_t>(offset);
       for (Ordinal jj = 0; jj < b_len; ++jj) {
         const Ordinal col = v.b_cols(b_begin + jj);
@@ -317,8 +331,7 @@ struct PositionMapBuildKernel {
         }
         store_position(out, width, offset + jj, p);
       }
-      offset += b_len;
-    }
+    });
     if (misses > 0) Kokkos::atomic_add(&status(0), misses);
     return sum;
   }
@@ -349,12 +362,8 @@ struct PositionMapBuildKernel {
         sum);
     team.team_barrier();
 
-    unsigned char* out = positions + first_byte + width * (product_start(q) - first_product);
-    std::int64_t offset = 0;
-    for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
-      const Ordinal k = v.a_cols(e);
-      const auto b_begin = v.b_rows(k);
-      const Ordinal b_len = static_cast<Ordinal>(v.b_rows(k + 1) - b_begin);
+    unsigned char* out = row_places(q);
+    for_each_entry(row, [&](const auto e, const auto b_begin, const Ordinal b_len, const std::int64_t offset) {
       if (entry_offsets.data() != nullptr) {
         Kokkos::single(Kokkos::PerTeam(team), [&]() { entry_offsets(e) = static_cast<std::int32_t>(offset); });
       }
@@ -363,8 +372,7 @@ struct PositionMapBuildKernel {
         if (slot < 0) Kokkos::atomic_add(&status(0), std::uint64_t(1));
         store_position(out, width, offset + jj, slot < 0 ? 0 : table.values[slot]);
       });
-      offset += b_len;
-    }
+    });
     return sum;
   }
 };
