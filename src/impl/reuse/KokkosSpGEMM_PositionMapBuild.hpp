@@ -661,15 +661,11 @@ bool record_positions(const ExecSpace& exec, Workspace<ExecSpace>& workspace, co
     BinConfig shape = c;
     shape.team_size = BackendTraits<ExecSpace>::is_gpu && c.bound > 256 ? 4 : 1;
     shape.vector_length = BackendTraits<ExecSpace>::is_gpu ? BackendTraits<ExecSpace>::max_vector_length : 1;
+    // A pool chunk a team: the index of B's width (CPUs, within map_direct_max_bytes), or a table beyond scratch.
     const std::size_t direct_bytes = static_cast<std::size_t>(v.b_num_cols) * sizeof(Ordinal);
-    if (!BackendTraits<ExecSpace>::is_gpu && direct_bytes <= map_direct_max_bytes) {
-      const std::size_t chunk = direct_bytes + 16;
-      k.pool = Pool(exec, workspace, budgeted_pool_chunks(exec, shape, chunk, pool_options, 0, "spgemm_numeric"), chunk,
-                    false);
-      pool_bytes = max_of(pool_bytes, k.pool.total_bytes());
-      k.direct = true;
-    } else if (static_cast<std::int64_t>(Kernel::table_bytes(k.capacity)) + 64 > scratch) {
-      const std::size_t chunk = Kernel::table_bytes(k.capacity) + 16;
+    k.direct = !BackendTraits<ExecSpace>::is_gpu && direct_bytes <= map_direct_max_bytes;
+    if (k.direct || static_cast<std::int64_t>(Kernel::table_bytes(k.capacity)) + 64 > scratch) {
+      const std::size_t chunk = (k.direct ? direct_bytes : Kernel::table_bytes(k.capacity)) + 16;
       k.pool = Pool(exec, workspace, budgeted_pool_chunks(exec, shape, chunk, pool_options, 0, "spgemm_numeric"), chunk,
                     false);
       pool_bytes = max_of(pool_bytes, k.pool.total_bytes());
