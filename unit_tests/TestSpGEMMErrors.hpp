@@ -162,6 +162,39 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
   }
 }
 
+// B with rows of one entry (a tentative prolongator): the CPU replay reads B's entry k for A's column k without B's
+// row bounds, so a column of A past B's rows must still throw, in the first and in the last row of A, and the handle
+// must serve valid operands afterwards.
+TEST(TEST_CATEGORY, error_malformed_a_on_replay_with_b_rows_of_one_entry) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  const auto a = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(8);
+  const auto p = KokkosSpGEMM::aggregation_prolongator<double, int, int>(8, 2, false);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto dp = KokkosSpGEMM::copy_to(exec, p);
+  const int n = p.num_rows();
+  for (const bool last : {false, true}) {
+    auto m = KokkosSpGEMM::copy_to(Kokkos::DefaultHostExecutionSpace(), a);
+    m.entries()(last ? m.entries().extent(0) - 1 : 0) = n + 5;
+    const auto bad_column = KokkosSpGEMM::copy_to(exec, m);
+    TestOptions o;
+    o.synchronous_checks = true;
+    KokkosSpGEMM::Handle<Exec, double> handle(o);
+    KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space> c;
+    KokkosSpGEMM::spgemm_symbolic(exec, handle, da, dp, c);
+    for (int call = 0; call < 3; ++call) KokkosSpGEMM::spgemm_numeric(exec, handle, da, dp, c);  // map made
+    EXPECT_NE(handle.describe().find("replayed from it"), std::string::npos) << handle.describe();
+    const std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>(
+        [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, bad_column, dp, c); });
+    EXPECT_NE(msg.find("column index " + std::to_string(n + 5)), std::string::npos) << msg;
+    for (int call = 0; call < 2; ++call) {
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, dp, c);
+      const auto cmp = KokkosSpGEMM::compare_to_reference(c, a, p);
+      EXPECT_TRUE(cmp.ok) << cmp.message;
+    }
+  }
+}
+
 // Rows of A whose rows of C are empty are not replayed; a bad column or row map there must still throw on a reuse
 // call through the map (CPUs check A as the replay reads it, and those rows beside it), with B a copy of A and B the
 // very arrays of A, and the handle must serve valid operands afterwards.

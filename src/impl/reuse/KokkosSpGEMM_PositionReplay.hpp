@@ -176,6 +176,10 @@ struct HostOperandChecks {
     using Unsigned = std::make_unsigned_t<Ordinal>;
     return static_cast<Unsigned>(k) < static_cast<Unsigned>(b_num_rows);
   }
+  /// Where B's rows hold one entry each (MultiplyViews::unit_b): column k of A names B's entry k.
+  KOKKOS_INLINE_FUNCTION bool unit_entry_ok(const Views& v, const Ordinal k) const {
+    return column_ok(k) && static_cast<std::size_t>(k) < v.b_vals.extent(0);
+  }
   KOKKOS_INLINE_FUNCTION bool entry_ok(const Views& v, const Ordinal k) const {
     if (!column_ok(k)) return false;
     const auto begin = v.b_rows(k), end = v.b_rows(k + 1);
@@ -265,6 +269,19 @@ struct ReplayHostRowsKernel {
     std::int64_t offset = 0;
     const auto a_begin = v.a_rows(row), a_end = v.a_rows(row + 1);
     if (!v.unit_b) ask_values(a_begin, a_end);
+    if (v.unit_b) {
+      // B's entry k: within B's values is all that reading it needs (B's offsets are not read).
+      for (auto e = a_begin; e < a_end; ++e) {
+        const Ordinal k = v.a_cols(e);
+        if (CheckA && !checks.unit_entry_ok(v, k)) {
+          ++bad;
+          continue;
+        }
+        sums[load_position(places, W, offset++)] += v.a_value(row, e) * v.b_vals(k);
+      }
+      for (auto s = c_begin; s < c_end; ++s) check += column_check_term(v.c_cols(s), static_cast<std::int64_t>(s));
+      return;
+    }
     for (auto e = a_begin; e < a_end; ++e) {
       const Ordinal k = v.a_cols(e);
       if (CheckA && !checks.entry_ok(v, k)) {
@@ -272,10 +289,6 @@ struct ReplayHostRowsKernel {
         continue;
       }
       const Scalar a_val = v.a_value(row, e);
-      if (v.unit_b) {
-        sums[load_position(places, W, offset++)] += a_val * v.b_vals(k);
-        continue;
-      }
       const auto b_begin = v.b_rows(k);
       const std::int64_t b_len = static_cast<std::int64_t>(v.b_rows(k + 1) - b_begin);
       for (std::int64_t jj = 0; jj < b_len; ++jj) {
