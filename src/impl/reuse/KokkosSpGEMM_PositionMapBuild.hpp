@@ -51,15 +51,16 @@ bool replay_team_rows(std::int64_t bound, bool few_rows, const Settings& options
 }
 
 /// Whether the replay runs over tiles of about equal products (ReplayTilesKernel) instead of a thread or team per
-/// row. Auto: on GPUs, for products of fewer than 2^23 products over at least 4,096 rows of C: there a thread per
+/// row. Auto: on GPUs, for products of fewer than 2^24 products over at least 4,096 rows of C: there a thread per
 /// row leaves the device idle but for the longest rows, which tiles of equal products avoid. Larger products fill
 /// the device by rows, where a thread per row is the faster; fewer rows of C already take a team each, which tiles
-/// do not beat (measured: docs/performance.md). Never in deterministic mode.
+/// do not beat (measured: docs/performance.md; the limit lies between the suite's cage11, where tiles win, and its
+/// A·P_tent, where they lose). Never in deterministic mode.
 template <class ExecSpace>
 bool replay_by_tiles(const Settings& options, std::int64_t products, std::int64_t rows) {
   if (options.deterministic) return false;
   if (options.reuse_replay != ReplayShape::Auto) return options.reuse_replay == ReplayShape::Tiles;
-  return BackendTraits<ExecSpace>::is_gpu && products < (std::int64_t(1) << 23) && rows >= 4096;
+  return BackendTraits<ExecSpace>::is_gpu && products < (std::int64_t(1) << 24) && rows >= 4096;
 }
 
 /// Products a tile (a group of `lanes` threads, ReplayTilesKernel) holds: `lanes` times the products a thread
