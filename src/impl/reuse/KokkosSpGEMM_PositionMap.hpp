@@ -41,6 +41,14 @@ KOKKOS_INLINE_FUNCTION void store_position(unsigned char* base, int width, std::
   }
 }
 
+/// Where the places of row q (the bins' order) start: its run's first byte, then `width` bytes for each product of
+/// the run's rows before it (the map's layout, which the build and the replays share).
+template <class Byte, class Starts>
+KOKKOS_INLINE_FUNCTION Byte* row_places_of(Byte* positions, std::int64_t first_byte, int width,
+                                           const Starts& product_start, std::int64_t first_product, std::int64_t q) {
+  return positions + first_byte + width * (product_start(q) - first_product);
+}
+
 /// One entry's share of the checksum of C's columns: sensitive to the column and to its place in C. Two rounds of
 /// multiply and xor-shift: splitmix64's third round cost a CPU replay measurably (docs/performance.md, v35).
 KOKKOS_INLINE_FUNCTION std::uint64_t column_check_term(std::int64_t col, std::int64_t index) {

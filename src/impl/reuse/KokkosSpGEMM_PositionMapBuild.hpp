@@ -281,7 +281,7 @@ struct PositionMapBuildKernel {
 
   /// Where the places of row perm(q)'s products start.
   KOKKOS_INLINE_FUNCTION unsigned char* row_places(const std::int64_t q) const {
-    return positions + first_byte + width * (product_start(q) - first_product);
+    return row_places_of(positions, first_byte, width, product_start, first_product, q);
   }
 
   /// f(e, b_begin, b_len, offset) for each entry e of A's row: its row of B, and the products before it in the row.

@@ -56,7 +56,7 @@ struct ReplaySource {
 
   /// The places of row q's products (the bins' order).
   KOKKOS_INLINE_FUNCTION const unsigned char* row(std::int64_t q) const {
-    return positions + first_byte + width * (product_start(q) - first_product);
+    return row_places_of(positions, first_byte, width, product_start, first_product, q);
   }
 };
 
@@ -268,7 +268,6 @@ struct ReplayHostRowsKernel {
     const unsigned char* places = src.row(q);
     std::int64_t offset = 0;
     const auto a_begin = v.a_rows(row), a_end = v.a_rows(row + 1);
-    if (!v.unit_b) ask_values(a_begin, a_end);
     if (v.unit_b) {
       // B's entry k: within B's values is all that reading it needs (B's offsets are not read).
       for (auto e = a_begin; e < a_end; ++e) {
@@ -279,22 +278,22 @@ struct ReplayHostRowsKernel {
         }
         sums[load_position(places, W, offset++)] += v.a_value(row, e) * v.b_vals(k);
       }
-      for (auto s = c_begin; s < c_end; ++s) check += column_check_term(v.c_cols(s), static_cast<std::int64_t>(s));
-      return;
-    }
-    for (auto e = a_begin; e < a_end; ++e) {
-      const Ordinal k = v.a_cols(e);
-      if (CheckA && !checks.entry_ok(v, k)) {
-        ++bad;
-        continue;
+    } else {
+      ask_values(a_begin, a_end);
+      for (auto e = a_begin; e < a_end; ++e) {
+        const Ordinal k = v.a_cols(e);
+        if (CheckA && !checks.entry_ok(v, k)) {
+          ++bad;
+          continue;
+        }
+        const Scalar a_val = v.a_value(row, e);
+        const auto b_begin = v.b_rows(k);
+        const std::int64_t b_len = static_cast<std::int64_t>(v.b_rows(k + 1) - b_begin);
+        for (std::int64_t jj = 0; jj < b_len; ++jj) {
+          sums[load_position(places, W, offset + jj)] += a_val * v.b_vals(b_begin + jj);
+        }
+        offset += b_len;
       }
-      const Scalar a_val = v.a_value(row, e);
-      const auto b_begin = v.b_rows(k);
-      const std::int64_t b_len = static_cast<std::int64_t>(v.b_rows(k + 1) - b_begin);
-      for (std::int64_t jj = 0; jj < b_len; ++jj) {
-        sums[load_position(places, W, offset + jj)] += a_val * v.b_vals(b_begin + jj);
-      }
-      offset += b_len;
     }
     for (auto s = c_begin; s < c_end; ++s) check += column_check_term(v.c_cols(s), static_cast<std::int64_t>(s));
   }
