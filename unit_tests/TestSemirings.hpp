@@ -420,6 +420,85 @@ TEST(TEST_CATEGORY, complemented_one_shot_through_the_dense_rows_matches_referen
   EXPECT_TRUE(diff.empty()) << "hash rows: " << diff;
 }
 
+/// C⟨M⟩ and C⟨¬M⟩ where M is A's and B's very arrays (a triangle count's L·L⟨L⟩: M's check covers A's), and the
+/// complemented one-shot through the dense rows, whose count checks M as it stamps it (no pass of its own): each
+/// flaw of M, A or B is still InvalidInput naming it.
+TEST(TEST_CATEGORY, masked_products_check_the_mask_where_they_read_it) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  Exec exec;
+  const auto graph = KokkosSpGEMM::undirected_pattern(KokkosSpGEMM::rmat<double>(10, 8, 5));
+  const auto dg = KokkosSpGEMM::copy_to(exec, graph);
+  for (auto kind : {KokkosSpGEMM::MaskKind::Plain, KokkosSpGEMM::MaskKind::Complement}) {
+    const auto c =
+        KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::Mask<decltype(dg)>{dg, kind}, dg, dg, SR::PlusPair<double>());
+    const std::string diff = KokkosSpGEMM::semiring_difference(
+        c, KokkosSpGEMM::reference_semiring_spgemm<SR::PlusPair<double>>(graph, graph, &graph, kind), false);
+    EXPECT_TRUE(diff.empty()) << (kind == KokkosSpGEMM::MaskKind::Plain ? "<G>" : "<!G>") << ": " << diff;
+  }
+  // Rows of M that descend across row boundaries, over empty rows too, are well formed.
+  const auto a = csr_from_rows<double>(4, 3, {{{0, 1.0}}, {{1, 2.0}}, {{2, 3.0}, {0, 1.0}}, {}});
+  const auto b = csr_from_rows<double>(3, 6, {{{1, 1.0}, {5, 2.0}}, {{0, 3.0}, {2, 1.0}}, {{1, 1.0}, {4, 5.0}}});
+  const auto m = csr_from_rows<double>(4, 6, {{{5, 1.0}}, {}, {{1, 1.0}, {2, 1.0}}, {{0, 1.0}}});
+  expect_masked_product<SR::PlusTimes<double>, Exec>(a, b, m, "descents across rows");
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto db = KokkosSpGEMM::copy_to(exec, b);
+  for (auto kind : {KokkosSpGEMM::MaskKind::Plain, KokkosSpGEMM::MaskKind::Complement}) {
+    const std::string label = kind == KokkosSpGEMM::MaskKind::Plain ? "<M>" : "<!M>";
+    const auto message = [&](const HostCsr<double>& bad) {
+      return expect_throws<KokkosSpGEMM::InvalidInput>([&] {
+        KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::Mask<decltype(da)>{KokkosSpGEMM::copy_to(exec, bad), kind}, da,
+                                    db);
+      });
+    };
+    auto flawed = KokkosSpGEMM::to_host(m);  // deep copies: m is left as it is
+    flawed.entries()(1) = 6;                 // past C's columns
+    EXPECT_NE(message(flawed).find("the mask has column index 6 in row 2"), std::string::npos) << label;
+    flawed.entries()(1) = 2;  // row 2 is {2, 2}
+    EXPECT_NE(message(flawed).find("row 2 of the mask is not sorted"), std::string::npos) << label;
+    flawed.entries()(1) = 3;  // {3, 2}
+    EXPECT_NE(message(flawed).find("row 2 of the mask is not sorted"), std::string::npos) << label;
+    flawed.entries()(1) = -1;
+    EXPECT_NE(message(flawed).find("the mask has column index -1"), std::string::npos) << label;
+    flawed = KokkosSpGEMM::to_host(m);
+    flawed.row_map()(4) = 3;  // ends short of its entries
+    EXPECT_NE(message(flawed).find("the mask's row map ends at 3"), std::string::npos) << label;
+    // Offsets out of order (row 1 runs backwards) whose rows, each read as if well formed, would straddle one
+    // position twice: the pass's count of descents must not cancel the flaw.
+    flawed = KokkosSpGEMM::to_host(m);
+    flawed.row_map()(1) = 3;
+    flawed.row_map()(2) = 1;
+    message(flawed);
+    // A flaw of A is named as A's, and of B as B's.
+    auto bad_a = KokkosSpGEMM::to_host(a);
+    bad_a.entries()(0) = 3;
+    const std::string a_message = expect_throws<KokkosSpGEMM::InvalidInput>([&] {
+      KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::Mask<decltype(da)>{KokkosSpGEMM::copy_to(exec, m), kind},
+                                  KokkosSpGEMM::copy_to(exec, bad_a), db);
+    });
+    EXPECT_NE(a_message.find("A has column index 3"), std::string::npos) << label << ": " << a_message;
+    auto bad_b = KokkosSpGEMM::to_host(b);
+    bad_b.entries()(2) = 7;
+    const std::string b_message = expect_throws<KokkosSpGEMM::InvalidInput>([&] {
+      KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::Mask<decltype(da)>{KokkosSpGEMM::copy_to(exec, m), kind}, da,
+                                  KokkosSpGEMM::copy_to(exec, bad_b));
+    });
+    EXPECT_NE(b_message.find("B has column index 7"), std::string::npos) << label << ": " << b_message;
+    // M, A and B one unsorted matrix: refused (M's check is A's).
+    auto unsorted = KokkosSpGEMM::to_host(graph);
+    int row = 0;
+    while (unsorted.row_map()(row + 1) - unsorted.row_map()(row) < 2) ++row;
+    const auto at = unsorted.row_map()(row);
+    std::swap(unsorted.entries()(at), unsorted.entries()(at + 1));
+    const auto du = KokkosSpGEMM::copy_to(exec, unsorted);
+    EXPECT_NE(expect_throws<KokkosSpGEMM::InvalidInput>([&] {
+                KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::Mask<decltype(du)>{du, kind}, du, du);
+              }).find("row " + std::to_string(row) + " of the mask is not sorted"),
+              std::string::npos)
+        << label;
+  }
+}
+
 /// The complete graph on n vertices, with self-loops when asked (they are ignored).
 inline HostCsr<double> complete_graph(int n, bool loops) {
   std::vector<std::vector<std::pair<int, double>>> rows(n);

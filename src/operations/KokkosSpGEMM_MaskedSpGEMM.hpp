@@ -114,12 +114,41 @@ void check_masked_operands(const ExecSpace& exec, const char* function, const AM
                 "KokkosSpGEMM: the mask must be accessible from the execution space");
   KOKKOSSPGEMM_REQUIRE(m.kind == MaskKind::Plain || m.kind == MaskKind::Complement, InvalidInput, function,
                        "the mask's kind must be Plain or Complement");
-  check_operands(exec, function, a, b);
+  // Where M is A's very arrays and as wide (a triangle count's L·L⟨L⟩), M's pass checks all that A's would: B's part
+  // alone then (nothing where B is A too).
+  bool a_is_m = false;
+  if constexpr (std::is_same<typename MMatrix::row_map_type::non_const_value_type,
+                             typename AMatrix::row_map_type::non_const_value_type>::value) {
+    a_is_m = a.num_rows() == m.matrix.num_rows() && a.num_cols() == m.matrix.num_cols() &&
+             a.row_map().data() == m.matrix.row_map().data() && a.row_map().extent(0) == m.matrix.row_map().extent(0) &&
+             a.entries().data() == m.matrix.entries().data() && a.entries().extent(0) == m.matrix.entries().extent(0);
+  }
+  if (a_is_m) {
+    check_operands_past_a(exec, function, a, b);
+  } else {
+    check_operands(exec, function, a, b);
+  }
   KOKKOSSPGEMM_REQUIRE(m.matrix.num_rows() == a.num_rows() && m.matrix.num_cols() == b.num_cols(), DimensionMismatch,
                        function,
                        "the mask is " << m.matrix.num_rows() << " x " << m.matrix.num_cols() << " but C = A*B is "
                                       << a.num_rows() << " x " << b.num_cols());
   check_csr_sorted_unique(exec, function, "the mask", m.matrix);
+}
+
+/// check_masked_operands' checks that need no pass over the arrays: the kind, the dimensions (DimensionMismatch), and
+/// whether A, B and M have the shapes of CSR matrices with rows (false: a pass cannot rely on them, and
+/// check_masked_operands names the problem).
+template <class AMatrix, class BMatrix, class MMatrix>
+bool masked_operand_shapes(const char* function, const AMatrix& a, const BMatrix& b, const Mask<MMatrix>& m) {
+  KOKKOSSPGEMM_REQUIRE(m.kind == MaskKind::Plain || m.kind == MaskKind::Complement, InvalidInput, function,
+                       "the mask's kind must be Plain or Complement");
+  const bool shapes = check_operand_shapes(function, a, b);
+  KOKKOSSPGEMM_REQUIRE(m.matrix.num_rows() == a.num_rows() && m.matrix.num_cols() == b.num_cols(), DimensionMismatch,
+                       function,
+                       "the mask is " << m.matrix.num_rows() << " x " << m.matrix.num_cols() << " but C = A*B is "
+                                      << a.num_rows() << " x " << b.num_cols());
+  return shapes && m.matrix.values().extent(0) == m.matrix.entries().extent(0) &&
+         m.matrix.row_map().extent(0) == static_cast<std::size_t>(m.matrix.num_rows()) + 1;
 }
 
 /// C's row map from row sizes (exclusive scan); returns nnz(C), refused past C's offset type.
@@ -587,7 +616,6 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
                 "KokkosSpGEMM: the semiring's value_type must be the matrices' scalar type");
   Impl::check_types<ExecSpace, Handle<ExecSpace, Scalar, Ordinal, Offset>, AMatrix, BMatrix, CMatrix>();
   Impl::ProfilingRegion region("KokkosSpGEMM::masked_spgemm");
-  Impl::check_masked_operands(exec, "masked_spgemm", a, b, m);
   if (m.kind == MaskKind::Complement) {
     Options sorted = options;
     sorted.sorted = true;
@@ -595,18 +623,27 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
     auto& st = Impl::state(full_handle);
     st.single_use = true;
     // Where the product takes the CPU dense rows, M's rows go into them: they leave its columns out of C as they
-    // count and write (no A·B formed, no pass over it).
+    // count and write (no A·B formed, no pass over it). No pass checks the operands before: the count checks A and
+    // M as it reads them, as the unmasked product's count checks A (a check of M alone took longer than the
+    // product's count on a road network's triangles); a flaw found there is named by the full check.
     if constexpr (std::is_same<typename MMatrix::row_map_type::non_const_value_type, Offset>::value &&
                   std::is_same<typename MMatrix::memory_space, typename ExecSpace::memory_space>::value) {
-      if (Impl::dense_accumulator_for<ExecSpace>(st.settings, b.num_cols()) && st.settings.memory_budget_bytes == 0) {
+      if (Impl::dense_accumulator_for<ExecSpace>(st.settings, b.num_cols()) && st.settings.memory_budget_bytes == 0 &&
+          Impl::masked_operand_shapes("masked_spgemm", a, b, m)) {
         st.complement_rows = m.matrix.row_map();
         st.complement_cols = m.matrix.entries();
-        Impl::symbolic_phase(exec, full_handle, a, b, c, true);
+        try {
+          Impl::symbolic_phase(exec, full_handle, a, b, c, false);
+        } catch (const InvalidInput&) {
+          Impl::check_masked_operands(exec, "masked_spgemm", a, b, m);
+          throw;
+        }
         Impl::translate_allocation_failure(
             "masked_spgemm", [&] { Impl::semiring_numeric_phase<Semiring>(exec, full_handle, a, b, c, true); });
         return c;
       }
     }
+    Impl::check_masked_operands(exec, "masked_spgemm", a, b, m);
     // Elsewhere the unmasked one-shot on operands just checked (rows sorted), then its entries outside M's rows.
     CMatrix full;
     Impl::symbolic_phase(exec, full_handle, a, b, full, true);
@@ -623,6 +660,7 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
     return c;
   }
   // A plain mask in one pass: values gathered at the mask's positions, then the entries reached copied out.
+  Impl::check_masked_operands(exec, "masked_spgemm", a, b, m);
   Impl::translate_allocation_failure(
       "masked_spgemm", [&] { Impl::plain_mask_one_pass<Semiring>(exec, a, b, m.matrix, c, options.deterministic); });
   return c;

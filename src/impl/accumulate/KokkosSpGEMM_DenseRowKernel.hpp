@@ -202,12 +202,10 @@ struct DenseRowKernel {
     std::int64_t n = 0, used = 0;
     if (Counts && !check.row_followed(v.a_rows, row, bad)) return 0;
     // A complemented mask's columns set first are never counted; their words are cleared with the touched ones.
-    const bool masked = v.mask_rows.extent(0) > 0;
-    if (masked) {
-      for (auto p = v.mask_rows(row); p < v.mask_rows(row + 1); ++p) {
-        const Ordinal col = v.mask_cols(p);
-        bits[col >> 6] |= std::uint64_t(1) << (col & 63);
-      }
+    if constexpr (Counts) {
+      bad += for_mask_row<true>(row, [&](const Ordinal col) { bits[col >> 6] |= std::uint64_t(1) << (col & 63); });
+    } else {
+      for_mask_row<false>(row, [&](const Ordinal col) { bits[col >> 6] |= std::uint64_t(1) << (col & 63); });
     }
     const auto a_end = v.a_rows(row + 1);
     for (auto e = v.a_rows(row); e < a_end; ++e) {
@@ -225,10 +223,38 @@ struct DenseRowKernel {
       }
     }
     for (std::int64_t i = 0; i < used; ++i) bits[touched[i]] = 0;
-    if (masked) {
-      for (auto p = v.mask_rows(row); p < v.mask_rows(row + 1); ++p) bits[v.mask_cols(p) >> 6] = 0;
-    }
+    for_mask_row<Counts>(row, [&](const Ordinal col) { bits[col >> 6] = 0; });  // flaws counted above
     return n;
+  }
+
+  /// Calls f(column) for each column of the complemented mask's row (MultiplyViews::mask_rows). Check: the row is
+  /// checked as it is read, the mask having no pass of its own before the count (MaskedSpGEMM.hpp): its offsets,
+  /// each column within B's width and above the one before; a flawed row or column is counted in the return and not
+  /// passed to f.
+  template <bool Check, class F>
+  KOKKOS_INLINE_FUNCTION std::int64_t for_mask_row(const Ordinal row, const F& f) const {
+    if (v.mask_rows.extent(0) == 0) return 0;
+    const auto begin = v.mask_rows(row), end = v.mask_rows(row + 1);
+    if constexpr (Check) {
+      if (!csr_offsets_ok(begin, end, v.mask_cols.extent(0), row, static_cast<Ordinal>(v.mask_rows.extent(0) - 1))) {
+        return 1;
+      }
+      std::int64_t flaws = 0;
+      Ordinal last = -1;
+      for (auto p = begin; p < end; ++p) {
+        const Ordinal col = v.mask_cols(p);
+        if (col > last && col < width) {
+          f(col);
+        } else {
+          ++flaws;
+        }
+        last = col;
+      }
+      return flaws;
+    } else {
+      for (auto p = begin; p < end; ++p) f(v.mask_cols(p));
+      return 0;
+    }
   }
 
   /// A complemented mask's row (MultiplyViews::mask_rows) stamped as seen, so that its columns are never new: never
@@ -253,7 +279,11 @@ struct DenseRowKernel {
     const Ordinal* b_cols = v.b_cols.data();
     const Ordinal* a_cols = v.a_cols.data();
     if (Counts && !check.row_followed(v.a_rows, row, bad)) return 0;
-    stamp_mask_row(row, stamps, stamp);
+    if constexpr (Counts) {
+      bad += for_mask_row<true>(row, [&](const Ordinal col) { stamps[col] = stamp; });
+    } else {
+      stamp_mask_row(row, stamps, stamp);
+    }
     std::int64_t n = 0;
     const auto a_end = v.a_rows(row + 1);
     if (v.unit_b) {

@@ -347,6 +347,9 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
         totals.max_products = max_of(totals.max_products, counted(w, 1));
         bad_a += counted(w, 2);
       }
+      // The count checks a complemented mask's rows as it stamps them (MaskedSpGEMM.hpp names the flaw it found).
+      KOKKOSSPGEMM_REQUIRE(!(a_checked && bad_a > 0), InvalidInput, "spgemm_symbolic",
+                           "the mask is not a well-formed CSR matrix with sorted rows without repeats");
       if (!a_checked) check_operands_of_a(exec, "spgemm_symbolic", a, b, bad_a);
       v.counted_products = decltype(v.counted_products)();
       v.counted_totals = decltype(v.counted_totals)();
