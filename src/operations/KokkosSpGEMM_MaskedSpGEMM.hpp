@@ -105,36 +105,6 @@ class MaskedHandle {
 
 namespace Impl {
 
-template <class ExecSpace, class AMatrix, class BMatrix, class MMatrix>
-void check_masked_operands(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b,
-                           const Mask<MMatrix>& m) {
-  static_assert(std::is_same<typename MMatrix::ordinal_type, typename AMatrix::ordinal_type>::value,
-                "KokkosSpGEMM: the mask must have A's ordinal type");
-  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename MMatrix::memory_space>::accessible,
-                "KokkosSpGEMM: the mask must be accessible from the execution space");
-  KOKKOSSPGEMM_REQUIRE(m.kind == MaskKind::Plain || m.kind == MaskKind::Complement, InvalidInput, function,
-                       "the mask's kind must be Plain or Complement");
-  // Where M is A's very arrays and as wide (a triangle count's L·L⟨L⟩), M's pass checks all that A's would: B's part
-  // alone then (nothing where B is A too).
-  bool a_is_m = false;
-  if constexpr (std::is_same<typename MMatrix::row_map_type::non_const_value_type,
-                             typename AMatrix::row_map_type::non_const_value_type>::value) {
-    a_is_m = a.num_rows() == m.matrix.num_rows() && a.num_cols() == m.matrix.num_cols() &&
-             a.row_map().data() == m.matrix.row_map().data() && a.row_map().extent(0) == m.matrix.row_map().extent(0) &&
-             a.entries().data() == m.matrix.entries().data() && a.entries().extent(0) == m.matrix.entries().extent(0);
-  }
-  if (a_is_m) {
-    check_operands_past_a(exec, function, a, b);
-  } else {
-    check_operands(exec, function, a, b);
-  }
-  KOKKOSSPGEMM_REQUIRE(m.matrix.num_rows() == a.num_rows() && m.matrix.num_cols() == b.num_cols(), DimensionMismatch,
-                       function,
-                       "the mask is " << m.matrix.num_rows() << " x " << m.matrix.num_cols() << " but C = A*B is "
-                                      << a.num_rows() << " x " << b.num_cols());
-  check_csr_sorted_unique(exec, function, "the mask", m.matrix);
-}
-
 /// check_masked_operands' checks that need no pass over the arrays: the kind, the dimensions (DimensionMismatch), and
 /// whether A, B and M have the shapes of CSR matrices with rows (false: a pass cannot rely on them, and
 /// check_masked_operands names the problem).
@@ -149,6 +119,31 @@ bool masked_operand_shapes(const char* function, const AMatrix& a, const BMatrix
                                       << a.num_rows() << " x " << b.num_cols());
   return shapes && m.matrix.values().extent(0) == m.matrix.entries().extent(0) &&
          m.matrix.row_map().extent(0) == static_cast<std::size_t>(m.matrix.num_rows()) + 1;
+}
+
+template <class ExecSpace, class AMatrix, class BMatrix, class MMatrix>
+void check_masked_operands(const ExecSpace& exec, const char* function, const AMatrix& a, const BMatrix& b,
+                           const Mask<MMatrix>& m) {
+  static_assert(std::is_same<typename MMatrix::ordinal_type, typename AMatrix::ordinal_type>::value,
+                "KokkosSpGEMM: the mask must have A's ordinal type");
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename MMatrix::memory_space>::accessible,
+                "KokkosSpGEMM: the mask must be accessible from the execution space");
+  masked_operand_shapes(function, a, b, m);  // the kind and the dimensions, before any pass
+  // Where M is A's very arrays and as wide (a triangle count's L·L⟨L⟩), M's pass checks all that A's would: B's part
+  // alone then (nothing where B is A too).
+  bool a_is_m = false;
+  if constexpr (std::is_same<typename MMatrix::row_map_type::non_const_value_type,
+                             typename AMatrix::row_map_type::non_const_value_type>::value) {
+    a_is_m = a.num_rows() == m.matrix.num_rows() && a.num_cols() == m.matrix.num_cols() &&
+             a.row_map().data() == m.matrix.row_map().data() && a.row_map().extent(0) == m.matrix.row_map().extent(0) &&
+             a.entries().data() == m.matrix.entries().data() && a.entries().extent(0) == m.matrix.entries().extent(0);
+  }
+  if (a_is_m) {
+    check_operands_past_a(exec, function, a, b);
+  } else {
+    check_operands(exec, function, a, b);
+  }
+  check_csr_sorted_unique(exec, function, "the mask", m.matrix);
 }
 
 /// C's row map from row sizes (exclusive scan); returns nnz(C), refused past C's offset type.
@@ -624,8 +619,8 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
     st.single_use = true;
     // Where the product takes the CPU dense rows, M's rows go into them: they leave its columns out of C as they
     // count and write (no A·B formed, no pass over it). No pass checks the operands before: the count checks A and
-    // M as it reads them, as the unmasked product's count checks A (a check of M alone took longer than the
-    // product's count on a road network's triangles); a flaw found there is named by the full check.
+    // M as it reads them, as the unmasked product's count checks A (docs/performance.md, v63); a flaw found there is
+    // named by the full check.
     if constexpr (std::is_same<typename MMatrix::row_map_type::non_const_value_type, Offset>::value &&
                   std::is_same<typename MMatrix::memory_space, typename ExecSpace::memory_space>::value) {
       if (Impl::dense_accumulator_for<ExecSpace>(st.settings, b.num_cols()) && st.settings.memory_budget_bytes == 0 &&

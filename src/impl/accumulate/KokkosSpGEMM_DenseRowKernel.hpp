@@ -202,11 +202,7 @@ struct DenseRowKernel {
     std::int64_t n = 0, used = 0;
     if (Counts && !check.row_followed(v.a_rows, row, bad)) return 0;
     // A complemented mask's columns set first are never counted; their words are cleared with the touched ones.
-    if constexpr (Counts) {
-      bad += for_mask_row<true>(row, [&](const Ordinal col) { bits[col >> 6] |= std::uint64_t(1) << (col & 63); });
-    } else {
-      for_mask_row<false>(row, [&](const Ordinal col) { bits[col >> 6] |= std::uint64_t(1) << (col & 63); });
-    }
+    bad += for_mask_row<Counts>(row, [&](const Ordinal col) { bits[col >> 6] |= std::uint64_t(1) << (col & 63); });
     const auto a_end = v.a_rows(row + 1);
     for (auto e = v.a_rows(row); e < a_end; ++e) {
       const Ordinal k = a_cols[e];
@@ -261,12 +257,10 @@ struct DenseRowKernel {
   /// counted, listed or written. Their slots may take sums, which no row reads (a new column's slot is overwritten;
   /// BranchFree clears them with clear_mask_row).
   KOKKOS_INLINE_FUNCTION void stamp_mask_row(Ordinal row, Stamp* stamps, Stamp stamp) const {
-    if (v.mask_rows.extent(0) == 0) return;
-    for (auto p = v.mask_rows(row); p < v.mask_rows(row + 1); ++p) stamps[v.mask_cols(p)] = stamp;
+    for_mask_row<false>(row, [&](const Ordinal col) { stamps[col] = stamp; });
   }
   KOKKOS_INLINE_FUNCTION void clear_mask_row(Ordinal row, Scalar* acc) const {
-    if (v.mask_rows.extent(0) == 0) return;
-    for (auto p = v.mask_rows(row); p < v.mask_rows(row + 1); ++p) acc[v.mask_cols(p)] = Scalar();
+    for_mask_row<false>(row, [&](const Ordinal col) { acc[col] = Scalar(); });
   }
 
   /// The size of a row of C, counted without branches: whether a column is new is a coin toss where rows barely
@@ -279,11 +273,7 @@ struct DenseRowKernel {
     const Ordinal* b_cols = v.b_cols.data();
     const Ordinal* a_cols = v.a_cols.data();
     if (Counts && !check.row_followed(v.a_rows, row, bad)) return 0;
-    if constexpr (Counts) {
-      bad += for_mask_row<true>(row, [&](const Ordinal col) { stamps[col] = stamp; });
-    } else {
-      stamp_mask_row(row, stamps, stamp);
-    }
+    bad += for_mask_row<Counts>(row, [&](const Ordinal col) { stamps[col] = stamp; });
     std::int64_t n = 0;
     const auto a_end = v.a_rows(row + 1);
     if (v.unit_b) {

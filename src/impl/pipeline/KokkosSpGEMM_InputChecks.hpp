@@ -149,8 +149,8 @@ void check_rows_sorted_unique(const ExecSpace& exec, const char* function, const
 /// CSR rules and entries whose column is out of range; descents counts the adjacent entries whose column does not
 /// rise, less those that straddle two rows (at a non-empty row's first entry). Where every row's offsets are right, a
 /// position starts one non-empty row at most, so that descents counts exactly the descents within rows; where some are
-/// wrong, bad decides. Flat over entries (a row a thread mispredicted its loop's end on rows of 1-3 entries: 0.48 ms
-/// for a road network's lower triangle on 2 threads, where this pass over rows and entries takes about a fourth).
+/// wrong, bad decides. Flat over entries: a row a thread mispredicted its loop's end on rows of 1-3 entries
+/// (docs/performance.md, v63).
 template <class Matrix>
 struct SortedUniqueItems {
   using Ordinal = typename Matrix::ordinal_type;
