@@ -256,15 +256,21 @@ void run_loop(const Case& cs, int levels, int repeat, std::vector<Result>& resul
     return cmp.ok ? std::string("ok") : "MISMATCH: " + cmp.message;
   };
   std::int64_t products = 0;
-  // Ours twice: reuse calls that leave their checks' verdict to the next call (the default), then calls that each
-  // wait for their own (Options::synchronous_checks).
-  for (const bool synchronous : {false, true}) {
+  // Ours three times: reuse calls that leave their checks' verdict to the next call (the default), the same with
+  // each replay's kernels launched one by one (Tuning::replay_graphs off), then calls that each wait for their own
+  // verdict (Options::synchronous_checks).
+  const std::pair<const char*, int> modes[] = {
+      {"ours_loop_reuse", 0}, {"ours_loop_reuse_nograph", 1}, {"ours_loop_reuse_sync", 2}};
+  for (const auto& [impl, mode] : modes) {
     std::vector<DeviceMatrix> a(levels + 1);
     a[0] = KokkosSpGEMM::copy_to(exec, a0);
     KokkosSpGEMM::Options options;
-    options.synchronous_checks = synchronous;
+    options.synchronous_checks = mode == 2;
+    KokkosSpGEMM::Tuning tuning;
+    tuning.replay_graphs = mode == 0;
     std::vector<KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset>> h(
-        levels, KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset>(options));
+        levels,
+        KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset>(options, KokkosSpGEMM::GalerkinOptions(), tuning));
     products = 0;
     for (int l = 0; l < levels; ++l) {
       KokkosSpGEMM::galerkin_product(exec, h[l], a[l], p[l], a[l + 1]);
@@ -285,8 +291,7 @@ void run_loop(const Case& cs, int levels, int repeat, std::vector<Result>& resul
     } catch (const std::exception& e) {
       check = std::string("FAILED: ") + e.what();
     }
-    results.push_back({cs.name, synchronous ? "ours_loop_reuse_sync" : "ours_loop_reuse", t,
-                       (std::int64_t)a[levels].nnz(), products, kept, check});
+    results.push_back({cs.name, impl, t, (std::int64_t)a[levels].nnz(), products, kept, check});
   }
 #if KOKKOSSPGEMM_HAVE_KOKKOSKERNELS
   {

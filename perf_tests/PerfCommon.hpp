@@ -300,6 +300,7 @@ struct PerfArgs {
   bool rowreplay = false;      ///< also ours replaying the map a row per thread or team (ReplayShape::Rows)
   bool widehash = false;       ///< also ours with level-2 hash tables for rows past scratch (WideRows::Hash)
   bool onequeue = false;       ///< also ours with every launch of a phase on its instance (Tuning::launch_queues 1)
+  bool nograph = false;        ///< also ours launching each replay kernel (Tuning::replay_graphs off)
   bool ours_only = false;      ///< no peers: two builds of ours compared in one call (PerfSpGEMM)
   int repeat = 5;
   std::size_t copy_probe_bytes = 0;  ///< bytes of the copy-rate probe's buffers (0: by --quick)
@@ -335,6 +336,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.widehash = true;
     } else if (k == "--onequeue") {
       args.onequeue = true;
+    } else if (k == "--nograph") {
+      args.nograph = true;
     } else if (k == "--ours-only") {
       args.ours_only = true;
     } else if (k == "--repeat" && i + 1 < argc) {
@@ -364,7 +367,7 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       std::fprintf(
           stderr,
           "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--widehash] [--onequeue] "
-          "[--ours-only] "
+          "[--nograph] [--ours-only] "
           "[--repeat N] "
           "[--cache-limit BYTES] [--csv FILE] [--matrices DIR] "
           "[--case NAME]... [--matrix FILE]... "

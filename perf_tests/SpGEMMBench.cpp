@@ -149,6 +149,11 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     one.launch_queues = 1;
     variants.push_back({"ours_onequeue", one});
   }
+  if (args.nograph) {
+    OursVariant nograph;
+    nograph.replay_graphs = false;
+    variants.push_back({"ours_nograph", nograph});
+  }
   if (args.unsorted) {
     OursVariant unsorted;
     unsorted.sorted = false;
@@ -388,6 +393,7 @@ int bench_spgemm(const BenchRequest& request) {
   args.repeat = request.repeat;
   args.unsorted = request.unsorted;
   args.ours_only = request.ours_only;
+  args.nograph = request.nograph;
   args.csv = request.csv;
   args.inputs = {request.a};  // a file the user named runs (and fails if it cannot be read)
   args.copy_probe_bytes = std::size_t(1) << 27;

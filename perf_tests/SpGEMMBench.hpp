@@ -14,6 +14,7 @@ struct BenchRequest {
   int repeat = 5;
   bool unsorted = false;   ///< also ours with unsorted output
   bool ours_only = false;  ///< no peers
+  bool nograph = false;    ///< also ours launching each replay kernel (Tuning::replay_graphs off)
   std::string csv;         ///< empty: no CSV file
 };
 

@@ -79,6 +79,10 @@ struct Tuning {
   std::size_t reuse_positions_bytes = 0;
   /// The replay's work split (see ReplayShape); Auto suits both kinds of device.
   ReplayShape reuse_replay = ReplayShape::Auto;
+  /// CUDA: replays whose checks are deferred (Options::synchronous_checks off) and whose rows are all mapped record
+  /// their launches once as a graph and launch it as one in later calls on the same arrays (ReplayGraph.hpp).
+  /// false: every call launches its kernels.
+  bool replay_graphs = true;
   /// The accumulator of rows too long for scratch (see WideRows).
   WideRows wide_rows = WideRows::Auto;
   /// The block product's row split (see BlockRows); Options::deterministic takes Threads whatever this says.

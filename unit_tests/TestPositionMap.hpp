@@ -1,6 +1,6 @@
 // Numeric reuse through the position map (Options::reuse_positions): every replay shape (tiles; thread rows with
 // and without vector lanes, team rows, sums in scratch and in C), every place width (1, 2 and 4 bytes), the byte limit,
-// deterministic sums, and the checks that notice C's columns changed since the map was made.
+// deterministic sums, the checks that notice C's columns changed since the map was made, and the replays' graphs.
 #include <SpGEMMTestHelpers.hpp>
 
 #include <algorithm>
@@ -345,6 +345,120 @@ TEST(TEST_CATEGORY, position_map_notices_changed_columns_of_c) {
       EXPECT_TRUE(cmp.ok) << what << ", after the full phase, round " << round << ": " << cmp.message;
     }
     EXPECT_TRUE(KokkosSpGEMM::Impl::state(handle).positions.made()) << what;
+  }
+}
+
+// Deferred replays on CUDA record their launches once as a graph (Tuning::replay_graphs) and launch it in the later
+// calls on the same arrays. Those calls must read the values as they are at each call (changed in place), follow new
+// arrays, check A and B beside the replay as plain launches do, and keep the checks' running totals right over many
+// calls queued unread. Other backends launch as before, and the same calls must give the same C.
+TEST(TEST_CATEGORY, position_map_graphs_follow_values_arrays_and_checks) {
+  using Exec = TEST_EXECSPACE;
+  using DeviceCsr = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  constexpr bool deferred = KokkosSpGEMM::BackendTraits<Exec>::is_gpu;
+  constexpr bool graphs = KokkosSpGEMM::Impl::LaunchGraph<Exec>::available;
+  Exec exec;
+  const auto a = KokkosSpGEMM::rmat<double, int, int>(9, 8, 4);
+  const int n = a.num_rows();
+  const auto graph_made = [](const auto& handle) {
+    const auto& map = KokkosSpGEMM::Impl::state(handle).positions;
+    return map.graph != nullptr && static_cast<const KokkosSpGEMM::Impl::ReplayGraph<Exec>*>(map.graph.get())->made;
+  };
+  for (const auto shape :
+       {KokkosSpGEMM::ReplayShape::Auto, KokkosSpGEMM::ReplayShape::Tiles, KokkosSpGEMM::ReplayShape::Rows}) {
+    for (const bool on : {true, false}) {
+      TestOptions o;
+      o.reuse_replay = shape;
+      o.replay_graphs = on;
+      const std::string what = std::string(on ? "graphs" : "no graphs") + replay_name(o);
+      auto da = KokkosSpGEMM::copy_to(exec, a);  // its values, then an entry, change in place below
+      KokkosSpGEMM::Handle<Exec, double> handle(o);
+      DeviceCsr c;
+      KokkosSpGEMM::spgemm_symbolic(exec, handle, da, da, c);
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+      KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);  // makes the map
+      ASSERT_TRUE(KokkosSpGEMM::Impl::state(handle).positions.gathered.empty()) << what << ": every row mapped";
+      auto x = a;
+      const auto set_values = [&](double scale, double shift) {
+        x = with_new_values(a, scale, shift);
+        Kokkos::deep_copy(exec, da.values(), x.values());
+      };
+      const auto expect_product = [&](const std::string& when) {
+        const auto cmp = KokkosSpGEMM::compare_to_reference(c, x, x, o.sorted);
+        EXPECT_TRUE(cmp.ok) << what << ", " << when << ": " << cmp.message;
+      };
+      for (int call = 0; call < 5; ++call) {  // replays: plain, recorded, then the graph's
+        set_values(1.0 + call, -0.5 * call);
+        KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+        KokkosSpGEMM::verify(handle);
+        expect_product("values changed in place, replay " + std::to_string(call));
+      }
+      EXPECT_EQ(graph_made(handle), graphs && on) << what;
+
+      // Calls queued past the checks' slots, read at once: each one's share of the totals is its own.
+      for (int call = 0; call < 7; ++call) {
+        set_values(0.5 * call - 1.0, 1.0);
+        KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+      }
+      KokkosSpGEMM::verify(handle);
+      expect_product("seven calls read together");
+
+      // New arrays of the same structure, then the first ones again.
+      const auto x2 = with_new_values(a, -2.0, 0.25);
+      const auto db = KokkosSpGEMM::copy_to(exec, x2);
+      for (int call = 0; call < 3; ++call) KokkosSpGEMM::spgemm_numeric(exec, handle, db, db, c);
+      KokkosSpGEMM::verify(handle);
+      auto cmp = KokkosSpGEMM::compare_to_reference(c, x2, x2, o.sorted);
+      EXPECT_TRUE(cmp.ok) << what << ", new arrays: " << cmp.message;
+      for (int call = 0; call < 3; ++call) KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+      KokkosSpGEMM::verify(handle);
+      expect_product("the first arrays again");
+      EXPECT_EQ(graph_made(handle), graphs && on) << what;
+
+      // A column of A out of range, written in place: the graph's check beside the replay must find it.
+      auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), da.entries());
+      const std::size_t mid = entries.extent(0) / 2;
+      const int saved = entries(mid);
+      entries(mid) = n + 5;
+      Kokkos::deep_copy(da.entries(), entries);
+      if (deferred) {
+        KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+        const std::string msg = expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::verify(handle); });
+        EXPECT_NE(msg.find("not a well-formed CSR matrix"), std::string::npos) << what << ": " << msg;
+      } else {
+        const std::string msg =
+            expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c); });
+        EXPECT_NE(msg.find("column index " + std::to_string(n + 5)), std::string::npos) << what << ": " << msg;
+      }
+      entries(mid) = saved;
+      Kokkos::deep_copy(da.entries(), entries);
+      for (int call = 0; call < 5; ++call) {  // the full phase, a map made anew, and its replays
+        set_values(3.0 - call, 0.125 * call);
+        KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+        KokkosSpGEMM::verify(handle);
+        expect_product("after the malformed A, call " + std::to_string(call));
+      }
+      EXPECT_EQ(graph_made(handle), graphs && on) << what;
+    }
+  }
+
+  // A Galerkin product's reuse calls (two products a call), A's values changed in place between them.
+  const auto p = KokkosSpGEMM::aggregation_prolongator<double, int, int>(8, 2, true);
+  const auto lap = KokkosSpGEMM::poisson_3d_7pt<double, int, int>(8);
+  const auto dp = KokkosSpGEMM::copy_to(exec, p);
+  auto dlap = KokkosSpGEMM::copy_to(exec, lap);
+  const auto pt = KokkosSpGEMM::to_host(KokkosSpGEMM::transpose(exec, dp));
+  KokkosSpGEMM::GalerkinHandle<Exec, double> gh;
+  DeviceCsr ac;
+  KokkosSpGEMM::galerkin_product(exec, gh, dlap, dp, ac);
+  for (int call = 0; call < 6; ++call) {
+    const auto l = with_new_values(lap, 1.0 + 0.5 * call, 0.25);
+    Kokkos::deep_copy(exec, dlap.values(), l.values());
+    KokkosSpGEMM::galerkin_numeric(exec, gh, dlap, dp, ac);
+    KokkosSpGEMM::verify(gh);
+    const auto ref = KokkosSpGEMM::reference_spgemm_with_bounds(pt, KokkosSpGEMM::reference_spgemm(l, p));
+    const auto cmp = KokkosSpGEMM::compare_to_reference(ac, ref, true, 16.0);
+    EXPECT_TRUE(cmp.ok) << "Galerkin reuse, call " << call << ": " << cmp.message;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <KokkosSpGEMM_Handle.hpp>
 #include <impl/pipeline/KokkosSpGEMM_MultiplyViews.hpp>
 #include <impl/reuse/KokkosSpGEMM_DeferredChecks.hpp>
+#include <impl/reuse/KokkosSpGEMM_ReplayGraph.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionMapBuild.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionReplay.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowKernelLaunch.hpp>
@@ -210,14 +211,24 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   const bool replay = by_positions && !map.mapped.empty();
   const Settings launch_options = numeric_launch_options<ExecSpace, CMatrix>(handle);
   if (replay) {
-    if (operands_checked) {
-      replay_positions(exec, v, map, status, st.settings.deterministic);
+    const bool deterministic = st.settings.deterministic;
+    auto replays = [&] {
+      if (operands_checked) {
+        replay_positions(exec, v, map, status, deterministic);
+      } else {
+        const OperandItems<AMatrix, BMatrix> items(a, b);
+        replay_positions(exec, v, map, status, deterministic, items);
+      }
+    };
+    // A graph where the replay is all the call launches: no gathered bins (their pools are the call's own).
+    if (deferred && map.gathered.empty() && AValues::stored) {
+      launch_replay(exec, map, replay_graph_key(v, status, operands_checked, deterministic), st.settings.replay_graphs,
+                    replays);
     } else {
-      const OperandItems<AMatrix, BMatrix> items(a, b);
-      replay_positions(exec, v, map, status, st.settings.deterministic, items);
+      replays();
+      pool = max_of(pool, launch_row_kernels<true, Methods>(exec, workspace, v, map.bins, map.gathered, launch_options,
+                                                            pool_budget));
     }
-    pool = max_of(pool, launch_row_kernels<true, Methods>(exec, workspace, v, map.bins, map.gathered, launch_options,
-                                                          pool_budget));
   } else if (Methods::research && st.settings.algorithm == Algorithm::RMerge) {
     if constexpr (Methods::research) pool = Methods::template rmerge<true>(exec, v, a.num_rows());
   } else {

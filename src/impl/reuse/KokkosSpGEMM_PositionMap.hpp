@@ -16,6 +16,7 @@
 #include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,10 @@ struct PositionMap {
   std::int64_t tile_products = 0;
   /// Of C's columns in the mapped rows (tile replay: in all rows), when made; each replay recomputes it on the device.
   std::uint64_t checksum = 0;
+  /// The deferred replays' launches recorded as one (ReplayGraph.hpp): they name the map's arrays, so they go with
+  /// it. graph_refused: a recording failed, the map's replays launch their kernels.
+  std::shared_ptr<void> graph;
+  bool graph_refused = false;
 
   bool made() const { return columns != nullptr; }
 
