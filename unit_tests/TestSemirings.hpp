@@ -496,6 +496,38 @@ TEST(TEST_CATEGORY, masked_products_check_the_mask_where_they_read_it) {
               }).find("row " + std::to_string(row) + " of the mask is not sorted"),
               std::string::npos)
         << label;
+    // M, A and B one matrix, each flaw of it named as the mask's (its check covers A's and B's).
+    const auto square = csr_from_rows<double>(
+        6, 6, {{{0, 1.0}}, {{0, 1.0}, {2, 1.0}}, {{1, 1.0}, {3, 1.0}, {5, 1.0}}, {{2, 1.0}, {4, 1.0}}, {{3, 1.0}}, {}});
+    const auto dsq = KokkosSpGEMM::copy_to(exec, square);
+    const std::string sq_diff = KokkosSpGEMM::semiring_difference(
+        KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::Mask<decltype(dsq)>{dsq, kind}, dsq, dsq),
+        KokkosSpGEMM::reference_semiring_spgemm<SR::PlusTimes<double>>(square, square, &square, kind), false);
+    EXPECT_TRUE(sq_diff.empty()) << label << ", M = A = B: " << sq_diff;
+    const auto same_message = [&](const HostCsr<double>& bad) {
+      const auto d = KokkosSpGEMM::copy_to(exec, bad);
+      return expect_throws<KokkosSpGEMM::InvalidInput>([&] {
+        KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::Mask<decltype(d)>{d, kind}, d, d);
+      });
+    };
+    auto one = KokkosSpGEMM::to_host(KokkosSpGEMM::copy_to(exec, square));
+    one.entries()(4) = 6;  // row 2: {1, 6, 5}
+    EXPECT_NE(same_message(one).find("the mask has column index 6 in row 2"), std::string::npos) << label;
+    one.entries()(4) = 1;  // {1, 1, 5}
+    EXPECT_NE(same_message(one).find("row 2 of the mask is not sorted"), std::string::npos) << label;
+    one.entries()(4) = -1;
+    EXPECT_NE(same_message(one).find("the mask has column index -1"), std::string::npos) << label;
+    one.entries()(4) = 3;
+    one.row_map()(5) = 8;  // rows 4 and 5 empty: the map ends short of its 9 entries
+    one.row_map()(6) = 8;
+    EXPECT_NE(same_message(one).find("the mask's row map ends at 8"), std::string::npos) << label;
+    one.row_map()(5) = 9;
+    one.row_map()(6) = 9;
+    one.row_map()(2) = 0;  // row 1 runs backwards
+    same_message(one);
+    one.row_map()(2) = 3;
+    one.row_map()(0) = 1;  // does not start at 0
+    EXPECT_NE(same_message(one).find("row map starts at 1"), std::string::npos) << label;
   }
 }
 
