@@ -1,6 +1,6 @@
 // A deferred reuse call's replay launches recorded once as a graph (LaunchGraph, backend/BackendTraits.hpp) and
-// launched as one by the later calls on the same arrays: a small product's replay is bound by the host time of its
-// launches (about one a mapped run of bins, plus the operands' check), a graph's launch costs about one of them.
+// launched as one by the later calls on the same arrays: a small product's replay pays the host time of each of its
+// launches (about one a mapped run of bins, plus the operands' check), and a graph's launch costs about one of them.
 //
 // A graph holds what its kernels were given: the operands' and C's arrays, the map's and the checks' counters. So it
 // serves only calls whose arrays are those it was recorded with (its key), on the same instance, and it dies with
