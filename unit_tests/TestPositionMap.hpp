@@ -362,7 +362,8 @@ TEST(TEST_CATEGORY, position_map_graphs_follow_values_arrays_and_checks) {
   const int n = a.num_rows();
   const auto graph_made = [](const auto& handle) {
     const auto& map = KokkosSpGEMM::Impl::state(handle).positions;
-    return map.graph != nullptr && static_cast<const KokkosSpGEMM::Impl::ReplayGraph<Exec>*>(map.graph.get())->made;
+    const auto& graph = map.replay_graph.graph;
+    return graph != nullptr && static_cast<const KokkosSpGEMM::Impl::ReplayGraph<Exec>*>(graph.get())->made;
   };
   for (const auto shape :
        {KokkosSpGEMM::ReplayShape::Auto, KokkosSpGEMM::ReplayShape::Tiles, KokkosSpGEMM::ReplayShape::Rows}) {
@@ -402,6 +403,26 @@ TEST(TEST_CATEGORY, position_map_graphs_follow_values_arrays_and_checks) {
       }
       KokkosSpGEMM::verify(handle);
       expect_product("seven calls read together");
+
+      // A copy of the handle starts without the graph (it names the original's counters); the two used in turn give
+      // their C's and leave the original's graph in place.
+      {
+        auto copy = handle;
+        EXPECT_FALSE(graph_made(copy)) << what;
+        DeviceCsr c2;
+        KokkosSpGEMM::spgemm_symbolic(exec, copy, da, da, c2);
+        for (int call = 0; call < 5; ++call) {
+          KokkosSpGEMM::spgemm_numeric(exec, copy, da, da, c2);
+          KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
+        }
+        KokkosSpGEMM::verify(copy);
+        KokkosSpGEMM::verify(handle);
+        const auto cmp2 = KokkosSpGEMM::compare_to_reference(c2, x, x, o.sorted);
+        EXPECT_TRUE(cmp2.ok) << what << ", the copy's C: " << cmp2.message;
+        expect_product("beside a copy");
+        EXPECT_EQ(graph_made(copy), graphs && on) << what;
+        EXPECT_EQ(graph_made(handle), graphs && on) << what;
+      }
 
       // New arrays of the same structure, then the first ones again.
       const auto x2 = with_new_values(a, -2.0, 0.25);

@@ -124,9 +124,22 @@ struct PositionMap {
   /// Of C's columns in the mapped rows (tile replay: in all rows), when made; each replay recomputes it on the device.
   std::uint64_t checksum = 0;
   /// The deferred replays' launches recorded as one (ReplayGraph.hpp): they name the map's arrays, so they go with
-  /// it. graph_refused: a recording failed, the map's replays launch their kernels.
-  std::shared_ptr<void> graph;
-  bool graph_refused = false;
+  /// it; refused: a recording failed, the map's replays launch their kernels. A copy of the map (of its handle)
+  /// starts without them, as its handle's deferred checks do (the graph names the original's counters), so that
+  /// copies used side by side share no graph; a move takes them.
+  struct GraphSlot {
+    std::shared_ptr<void> graph;
+    bool refused = false;
+    GraphSlot() = default;
+    GraphSlot(const GraphSlot&) {}
+    GraphSlot(GraphSlot&&) noexcept = default;
+    GraphSlot& operator=(const GraphSlot& other) {
+      if (this != &other) *this = GraphSlot();
+      return *this;
+    }
+    GraphSlot& operator=(GraphSlot&&) noexcept = default;
+  };
+  GraphSlot replay_graph;
 
   bool made() const { return columns != nullptr; }
 

@@ -4,8 +4,8 @@
 //
 // A graph holds what its kernels were given: the operands' and C's arrays, the map's and the checks' counters. So it
 // serves only calls whose arrays are those it was recorded with (its key), on the same instance, and it dies with
-// the map (PositionMap::graph). The first call with a key runs the launches as usual, so that Kokkos' own state for
-// those kernels (set up at their first launch) exists before anything is recorded; the second records and launches
+// the map (PositionMap::replay_graph). The first call with a key runs the launches as usual, so that Kokkos' own state
+// for those kernels (set up at their first launch) exists before anything is recorded; the second records and launches
 // the graph; the later ones launch it. A recording that fails (or throws) leaves the map to plain launches.
 #ifndef KOKKOSSPGEMM_REPLAYGRAPH_HPP
 #define KOKKOSSPGEMM_REPLAYGRAPH_HPP
@@ -69,12 +69,13 @@ void launch_replay(const ExecSpace& exec, Map& map, std::vector<std::uint64_t> k
     launches();
   } else {
     // Kokkos' tools fence around kernels, which a recording queue refuses.
-    if (!use || map.graph_refused || Kokkos::Profiling::profileLibraryLoaded()) {
+    if (!use || map.replay_graph.refused || Kokkos::Profiling::profileLibraryLoaded()) {
       launches();
       return;
     }
-    if (!map.graph) map.graph = std::make_shared<ReplayGraph<ExecSpace>>();
-    auto& g = *static_cast<ReplayGraph<ExecSpace>*>(map.graph.get());
+    auto& slot = map.replay_graph.graph;
+    if (!slot) slot = std::make_shared<ReplayGraph<ExecSpace>>();
+    auto& g = *static_cast<ReplayGraph<ExecSpace>*>(slot.get());
     const bool same = same_instance(g.exec, exec) && g.key == key;
     if (same && g.made) {
       g.graph.launch(exec);
@@ -94,7 +95,7 @@ void launch_replay(const ExecSpace& exec, Map& map, std::vector<std::uint64_t> k
       made = false;
     }
     if (!made) {
-      map.graph_refused = true;
+      map.replay_graph.refused = true;
       launches();
       return;
     }
