@@ -144,10 +144,35 @@ struct TripleRowKernel {
     }
   }
 
+  /// With unit_p, calls f(column, sum) for each run of products of row i into one column, in their order: a
+  /// stencil's neighbours fall into one aggregate, and their sum in a register spares the dense sum's chain of
+  /// stores and reloads. Otherwise for_each_product (P's rows send consecutive products to distinct columns).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_run(const Ordinal i, F&& f) const {
+    if (!unit_p) {
+      for_each_product(i, f);
+      return;
+    }
+    bool started = false;
+    Ordinal column = 0;
+    Scalar run = Scalar();
+    for_each_product(i, [&](const Ordinal col, const Scalar x) {
+      if (started && col == column) {
+        run += x;
+        return;
+      }
+      if (started) f(column, run);
+      started = true;
+      column = col;
+      run = x;
+    });
+    if (started) f(column, run);
+  }
+
   KOKKOS_INLINE_FUNCTION void count(const Ordinal i, Ordinal* stamp) const {
     const Ordinal s = i + 1;
     std::int64_t n = 0;
-    for_each_product(i, [&](const Ordinal col, const Scalar) {
+    for_each_run(i, [&](const Ordinal col, const Scalar) {
       n += stamp[col] != s;
       stamp[col] = s;
     });
@@ -171,9 +196,9 @@ struct TripleRowKernel {
                                               Scalar* vals) const {
     const Ordinal s = i + 1;
     std::int64_t n = 0;
-    // The region has room for one entry past the row's distinct columns: each product stores its column at n,
-    // which only a new column keeps.
-    for_each_product(i, [&](const Ordinal col, const Scalar x) {
+    // The region has room for one entry past the row's distinct columns: each run stores its column at n, which
+    // only a new column keeps.
+    for_each_run(i, [&](const Ordinal col, const Scalar x) {
       cols[n] = col;
       n += add(stamp, sum, s, col, x);
     });
@@ -191,7 +216,7 @@ struct TripleRowKernel {
     Scalar* vals = ac_vals.data() + ac_rows(i);
     const std::int64_t size = ac_rows(i + 1) - ac_rows(i);
     std::int64_t n = 0;
-    for_each_product(i, [&](const Ordinal col, const Scalar x) {
+    for_each_run(i, [&](const Ordinal col, const Scalar x) {
       if constexpr (Pass == TriplePass::Fill) {
         if (add(stamp, sum, s, col, x)) {
           if (n < size) cols[n] = col;
