@@ -89,6 +89,7 @@ class DistributedHandle {
   // What the symbolic phase saw, checked by numeric calls before anything travels.
   std::size_t m_a_rows = 0, m_a_nnz = 0, m_a_cols = 0, m_b_rows = 0, m_b_nnz = 0;
   Kokkos::View<LO*, memory_space> m_a_entries;  // A's local columns relabelled to rows of m_b_local
+  bool m_a_same_labels = false;                 // the relabelling is the identity: A's own columns (m_a_entries empty)
   local_matrix_type m_b_local;                  // B's local rows then the received ones, columns in the union space
   local_matrix_type m_c_local;                  // C over the union space (our handle's output)
   Kokkos::View<LO*, memory_space> m_c_entries;  // C's columns in its column map (m_c_local's when nothing dropped)
@@ -157,14 +158,17 @@ struct ProductAccess {
     std::vector<GO> remote;
     std::vector<std::int64_t> source(n_a_cols);  // >= 0: B's local row; < 0: -(1 + index in `remote`)
     const Impl::IndexLookup<map_type> a_col_index(*a_cols), b_row_index(*b_rows);
+    bool same_labels = true;  // column j of A is row j of B for every j (one rank, A's domain map B's row map)
     for (std::size_t j = 0; j < n_a_cols; ++j) {
       const GO g = a_col_index.global(static_cast<LO>(j));
       const LO row = b_row_index.local(g);
       if (row != Teuchos::OrdinalTraits<LO>::invalid()) {
         source[j] = row;
+        same_labels = same_labels && static_cast<std::size_t>(row) == j;
       } else {
         source[j] = -1 - static_cast<std::int64_t>(remote.size());
         remote.push_back(g);
+        same_labels = false;
       }
     }
     h.m_remote.plan(b, remote);
@@ -250,21 +254,26 @@ struct ProductAccess {
       h.m_b_local = bl;
       copy_values(h, b_view);
 
-      local_matrix_type al("KokkosSpGEMM::Distributed::A_local", a_view.num_rows(), static_cast<LO>(n_rows), 0);
-      Kokkos::View<LO*, Space> a_entries(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::A_local"),
-                                         a_view.nnz());
-      // A's own columns are read, never written (on host backends the mirror is A's array itself).
-      const auto a_cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_view.entries());
-      auto a_cols_host = Kokkos::create_mirror_view(a_entries);  // our new array (itself on host)
-      for (std::size_t e = 0; e < a_view.nnz(); ++e) {
-        const std::int64_t s = source[static_cast<std::size_t>(a_cols(e))];
-        a_cols_host(e) =
-            s >= 0 ? static_cast<LO>(s) : static_cast<LO>(n_b_rows + h.m_remote.position(static_cast<LO>(-1 - s)));
+      // Where the relabelling is the identity, A's own columns serve (each call's, never kept: A's arrays are not
+      // ours to hold).
+      h.m_a_same_labels = same_labels;
+      h.m_a_entries = decltype(h.m_a_entries)();
+      if (!same_labels) {
+        Kokkos::View<LO*, Space> a_entries(Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::A_local"),
+                                           a_view.nnz());
+        // A's own columns are read, never written (on host backends the mirror is A's array itself).
+        const auto a_cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_view.entries());
+        auto a_cols_host = Kokkos::create_mirror_view(a_entries);  // our new array (itself on host)
+        for (std::size_t e = 0; e < a_view.nnz(); ++e) {
+          const std::int64_t s = source[static_cast<std::size_t>(a_cols(e))];
+          a_cols_host(e) =
+              s >= 0 ? static_cast<LO>(s) : static_cast<LO>(n_b_rows + h.m_remote.position(static_cast<LO>(-1 - s)));
+        }
+        Kokkos::deep_copy(a_entries, a_cols_host);
+        h.m_a_entries = a_entries;
       }
-      Kokkos::deep_copy(a_entries, a_cols_host);
-      h.m_a_entries = a_entries;
-      ops.a_local =
-          local_matrix_type(a_view.num_rows(), static_cast<LO>(n_rows), a_view.row_map(), a_entries, a_view.values());
+      ops.a_local = local_matrix_type(a_view.num_rows(), static_cast<LO>(n_rows), a_view.row_map(),
+                                      same_labels ? a_view.entries() : h.m_a_entries, a_view.values());
       ops.b_local = h.m_b_local;
     });
     h.m_times.local = seconds_since(t_local);
@@ -430,8 +439,8 @@ struct ProductAccess {
     LocalOperands<H> ops;
     ops.a = a;
     ops.b = b;
-    ops.a_local =
-        local_matrix_type(a_view.num_rows(), h.m_b_local.num_rows(), a_view.row_map(), h.m_a_entries, a_view.values());
+    ops.a_local = local_matrix_type(a_view.num_rows(), h.m_b_local.num_rows(), a_view.row_map(),
+                                    h.m_a_same_labels ? a_view.entries() : h.m_a_entries, a_view.values());
     ops.b_local = local_matrix_type(h.m_b_local.num_rows(), h.m_b_local.num_cols(), h.m_b_local.row_map(),
                                     h.m_b_local.entries(), received ? h.m_b_local.values() : b_view.values());
     h.m_times.total = h.m_times.transpose + h.m_times.import;  // numeric() adds its local product
