@@ -13,55 +13,52 @@
 #include <backend/KokkosSpGEMM_BackendTraits.hpp>
 #include <compat/KokkosSpGEMM_Compat.hpp>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <utility>
-#include <vector>
 
 namespace KokkosSpGEMM {
 namespace Impl {
+
+/// The arrays a replay's kernels take: A's, B's and C's three, the mask's two and the checks' counters.
+constexpr std::size_t replay_graph_arrays = 12;
+/// Each array's address and length, B's columns and the flags that choose kernels.
+using ReplayGraphKey = std::array<std::uint64_t, 2 * replay_graph_arrays + 2>;
 
 template <class ExecSpace>
 struct ReplayGraph {
   LaunchGraph<ExecSpace> graph;
   ExecSpace exec;
-  std::vector<std::uint64_t> key;
+  ReplayGraphKey key{};
   bool made = false;
 };
 
 /// What a replay's kernels take from the call: every array of A, B and C (address and length), the mask's and the
 /// checks' arrays, and the flags that choose kernels.
 template <class Views, class Status>
-std::vector<std::uint64_t> replay_graph_key(const Views& v, const Status& status, bool operands_checked,
-                                            bool deterministic) {
-  std::vector<std::uint64_t> key;
-  key.reserve(24);
-  auto add = [&](const auto& view) {
-    key.push_back(static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(view.data())));
-    key.push_back(static_cast<std::uint64_t>(view.extent(0)));
+ReplayGraphKey replay_graph_key(const Views& v, const Status& status, bool operands_checked, bool deterministic) {
+  auto at = [](const auto& view) {
+    return std::array<std::uint64_t, 2>{static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(view.data())),
+                                        static_cast<std::uint64_t>(view.extent(0))};
   };
-  add(v.a_rows);
-  add(v.a_cols);
-  add(v.a_vals);
-  add(v.b_rows);
-  add(v.b_cols);
-  add(v.b_vals);
-  add(v.c_rows);
-  add(v.c_cols);
-  add(v.c_vals);
-  add(v.mask_rows);
-  add(v.mask_cols);
-  add(status);
-  key.push_back(static_cast<std::uint64_t>(v.b_num_cols));
-  key.push_back((v.unit_b ? 1u : 0u) | (operands_checked ? 2u : 0u) | (deterministic ? 4u : 0u));
+  const std::array<std::array<std::uint64_t, 2>, replay_graph_arrays> arrays = {
+      at(v.a_rows), at(v.a_cols), at(v.a_vals), at(v.b_rows),    at(v.b_cols),    at(v.b_vals),
+      at(v.c_rows), at(v.c_cols), at(v.c_vals), at(v.mask_rows), at(v.mask_cols), at(status)};
+  ReplayGraphKey key{};
+  for (std::size_t k = 0; k < arrays.size(); ++k) {
+    key[2 * k] = arrays[k][0];
+    key[2 * k + 1] = arrays[k][1];
+  }
+  key[2 * replay_graph_arrays] = static_cast<std::uint64_t>(v.b_num_cols);
+  key[2 * replay_graph_arrays + 1] = (v.unit_b ? 1u : 0u) | (operands_checked ? 2u : 0u) | (deterministic ? 4u : 0u);
   return key;
 }
 
 /// Runs launches() (the replay's launches on exec, nothing else) as plain launches or through the map's graph.
 /// use: the call may take a graph (Tuning::replay_graphs, deferred checks, every launch in launches()).
 template <class ExecSpace, class Map, class Launches>
-void launch_replay(const ExecSpace& exec, Map& map, std::vector<std::uint64_t> key, bool use,
-                   const Launches& launches) {
+void launch_replay(const ExecSpace& exec, Map& map, const ReplayGraphKey& key, bool use, const Launches& launches) {
   if constexpr (!LaunchGraph<ExecSpace>::available) {
     (void)map;
     (void)key;
@@ -84,7 +81,7 @@ void launch_replay(const ExecSpace& exec, Map& map, std::vector<std::uint64_t> k
     if (!same) {
       g.made = false;
       g.exec = exec;
-      g.key = std::move(key);
+      g.key = key;
       launches();
       return;
     }
