@@ -156,20 +156,27 @@ struct ProductAccess {
     const std::size_t n_a_cols = tpetra_local_num_elements(*a_cols);
     const std::size_t n_b_rows = tpetra_local_num_elements(*b_rows);
     std::vector<GO> remote;
-    std::vector<std::int64_t> source(n_a_cols);  // >= 0: B's local row; < 0: -(1 + index in `remote`)
+    // >= 0: B's local row; < 0: -(1 + index in `remote`). Left empty while column j of A is row j of B for every j
+    // (one rank, A's domain map B's row map), where A's own columns serve: a fresh array of A's columns' size cost
+    // its pages' first touch.
+    std::vector<std::int64_t> source;
     const Impl::IndexLookup<map_type> a_col_index(*a_cols), b_row_index(*b_rows);
-    bool same_labels = true;  // column j of A is row j of B for every j (one rank, A's domain map B's row map)
+    bool same_labels = true;
     for (std::size_t j = 0; j < n_a_cols; ++j) {
       const GO g = a_col_index.global(static_cast<LO>(j));
       const LO row = b_row_index.local(g);
-      if (row != Teuchos::OrdinalTraits<LO>::invalid()) {
-        source[j] = row;
-        same_labels = same_labels && static_cast<std::size_t>(row) == j;
-      } else {
-        source[j] = -1 - static_cast<std::int64_t>(remote.size());
+      std::int64_t s = row;
+      if (row == Teuchos::OrdinalTraits<LO>::invalid()) {
+        s = -1 - static_cast<std::int64_t>(remote.size());
         remote.push_back(g);
-        same_labels = false;
       }
+      if (same_labels && s == static_cast<std::int64_t>(j)) continue;
+      if (same_labels) {
+        same_labels = false;
+        source.resize(n_a_cols);
+        for (std::size_t k = 0; k < j; ++k) source[k] = static_cast<std::int64_t>(k);
+      }
+      source[j] = s;
     }
     h.m_remote.plan(b, remote);
     const auto received_columns = h.m_remote.import_columns(b);

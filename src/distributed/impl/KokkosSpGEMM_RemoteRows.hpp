@@ -35,9 +35,15 @@ class RemoteRows {
   using host_gids = Kokkos::View<GO*, Kokkos::HostSpace>;
   using host_values = Kokkos::View<Scalar*, Kokkos::HostSpace>;
 
-  /// Collective. remote_gids: the global rows this rank needs and does not own in B's row map.
+  /// Collective. remote_gids: the global rows this rank needs and does not own in B's row map. Where no rank needs
+  /// any (one rank, or block-diagonal operands), no Import is made: its setup's collective rounds cost more than the
+  /// one reduction that finds this.
   void plan(const Matrix& b, const std::vector<GO>& remote_gids) {
     const auto row_map = b.getRowMap();
+    *this = RemoteRows();
+    long long wanted = static_cast<long long>(remote_gids.size()), any = 0;
+    Teuchos::reduceAll<int, long long>(*row_map->getComm(), Teuchos::REDUCE_MAX, wanted, Teuchos::outArg(any));
+    if (any == 0) return;
     m_target = map_of(*row_map, remote_gids);
     m_import = Teuchos::rcp(new import_type(row_map, m_target));
     const auto export_lids = m_import->getExportLIDs();
@@ -93,7 +99,9 @@ class RemoteRows {
       }
     }
     host_gids receive("KokkosSpGEMM::RemoteRows::receive_columns", m_import_total);
-    m_import->getDistributor().doPostsAndWaits(send, m_export_counts(), receive, m_import_counts());
+    if (!m_import.is_null()) {
+      m_import->getDistributor().doPostsAndWaits(send, m_export_counts(), receive, m_import_counts());
+    }
     return receive;
   }
 
@@ -109,10 +117,12 @@ class RemoteRows {
     for (const LO row : m_export_lids) {
       for (auto e = local.graph.row_map(row); e < local.graph.row_map(row + 1); ++e) m_send(at++) = local.values(e);
     }
-    m_import->getDistributor().doPosts(m_send, m_export_counts(), receive, m_import_counts());
+    if (!m_import.is_null()) m_import->getDistributor().doPosts(m_send, m_export_counts(), receive, m_import_counts());
   }
   /// Collective, second half: waits for the values posted by start_values.
-  void finish_values() { m_import->getDistributor().doWaits(); }
+  void finish_values() {
+    if (!m_import.is_null()) m_import->getDistributor().doWaits();
+  }
 
  private:
   Teuchos::RCP<const map_type> m_target;
