@@ -191,6 +191,11 @@ class TransposedProduct {
     for (std::size_t r = 0; r < same; ++r) m_kept_from[r] = m_kept_to[r] = static_cast<LO>(r);
     m_kept_from.insert(m_kept_from.end(), from.begin(), from.end());
     m_kept_to.insert(m_kept_to.end(), to.begin(), to.end());
+    const std::size_t n_c = KokkosSpGEMM::Impl::tpetra_local_num_elements(*p.getDomainMap());
+    // Every partial row is row r of C and nothing travels (one rank): C's rows are the partial rows with their
+    // columns relabelled, and each contribution's place its own index.
+    m_in_place = m_sent_rows.empty() && m_received_rows.empty() && from.size() == 0 && same == n_c &&
+                 static_cast<std::size_t>(m_partial.num_rows()) == n_c;
 
     // C's columns: every global column a contribution brings, ordered as a column map over the domain map.
     const std::size_t n_pc = col_gids.size();
@@ -212,8 +217,14 @@ class TransposedProduct {
     std::vector<LO> received_c_cols(receive_total);
     for (std::size_t e = 0; e < receive_total; ++e) received_c_cols[e] = c_cols->getLocalElement(receive_gids(e));
 
+    typename Matrix::local_graph_device_type::row_map_type::non_const_type c_row_map("KokkosSpGEMM::PtAP::rows",
+                                                                                     n_c + 1);
+    auto c_rows_host = Kokkos::create_mirror_view(c_row_map);
+    if (m_in_place && in_place_rows(rows, cols, partial_to_c, c_rows_host)) {
+      return in_place_matrix(p, domain, c_cols, c_row_map, c_rows_host, cols, partial_to_c, vals, start);
+    }
+    m_in_place = false;
     // C's rows: each row's contributions (kept, then received) in one array, sorted and merged by C's column.
-    const std::size_t n_c = KokkosSpGEMM::Impl::tpetra_local_num_elements(*p.getDomainMap());
     std::vector<std::size_t> start_of(n_c + 1, 0);
     for (std::size_t k = 0; k < m_kept_from.size(); ++k) {
       start_of[static_cast<std::size_t>(m_kept_to[k]) + 1] += rows(m_kept_from[k] + 1) - rows(m_kept_from[k]);
@@ -237,9 +248,6 @@ class TransposedProduct {
         for (std::size_t e = 0; e < m_receive_counts[k]; ++e) all[f++] = received_c_cols[at++];
       }
     }
-    typename Matrix::local_graph_device_type::row_map_type::non_const_type c_row_map("KokkosSpGEMM::PtAP::rows",
-                                                                                     n_c + 1);
-    auto c_rows_host = Kokkos::create_mirror_view(c_row_map);
     c_rows_host(0) = 0;
     for (std::size_t i = 0; i < n_c; ++i) {
       const auto begin = all.begin() + static_cast<std::ptrdiff_t>(start_of[i]);
@@ -284,7 +292,52 @@ class TransposedProduct {
     }
     Kokkos::deep_copy(c_row_map, c_rows_host);
     Kokkos::deep_copy(c_entries, c_entries_host);
-    typename Matrix::local_matrix_device_type::values_type c_values("KokkosSpGEMM::PtAP::values", c_nnz);
+    return finish_matrix(p, domain, c_cols, c_row_map, c_entries, vals, start);
+  }
+
+  /// With m_in_place: C's row offsets are the partial's, its rows' columns the partial's relabelled, which must
+  /// stay sorted (the relabelling keeps the column-map order of col_gids; false, for the general layout, where a
+  /// row would not).
+  template <class Rows, class Cols, class CRows>
+  static bool in_place_rows(const Rows& rows, const Cols& cols, const std::vector<LO>& partial_to_c,
+                            const CRows& c_rows) {
+    for (std::size_t i = 0; i + 1 < rows.extent(0); ++i) {
+      c_rows(i) = rows(i);
+      for (auto e = rows(i) + 1; e < rows(i + 1); ++e) {
+        if (partial_to_c[static_cast<std::size_t>(cols(e - 1))] >= partial_to_c[static_cast<std::size_t>(cols(e))]) {
+          return false;
+        }
+      }
+    }
+    c_rows(rows.extent(0) - 1) = rows(rows.extent(0) - 1);
+    return true;
+  }
+
+  template <class RowMap, class CRows, class Cols, class Values>
+  Teuchos::RCP<Matrix> in_place_matrix(const Matrix& p, const Teuchos::RCP<const map_type>& domain,
+                                       const Teuchos::RCP<const map_type>& c_cols, const RowMap& c_row_map,
+                                       const CRows& c_rows_host, const Cols& cols, const std::vector<LO>& partial_to_c,
+                                       const Values& vals, std::chrono::steady_clock::time_point start) {
+    const std::size_t c_nnz = c_rows_host(c_rows_host.extent(0) - 1);
+    typename Matrix::local_graph_device_type::entries_type::non_const_type c_entries(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PtAP::cols"), c_nnz);
+    auto c_entries_host = Kokkos::create_mirror_view(c_entries);
+    for (std::size_t e = 0; e < c_nnz; ++e) c_entries_host(e) = partial_to_c[static_cast<std::size_t>(cols(e))];
+    m_kept_positions.clear();
+    m_received_positions.clear();
+    Kokkos::deep_copy(c_row_map, c_rows_host);
+    Kokkos::deep_copy(c_entries, c_entries_host);
+    return finish_matrix(p, domain, c_cols, c_row_map, c_entries, vals, start);
+  }
+
+  /// C from its layout, its values summed from the contributions, made fill-complete.
+  template <class RowMap, class Entries, class Values>
+  Teuchos::RCP<Matrix> finish_matrix(const Matrix& p, const Teuchos::RCP<const map_type>& domain,
+                                     const Teuchos::RCP<const map_type>& c_cols, const RowMap& c_row_map,
+                                     const Entries& c_entries, const Values& vals,
+                                     std::chrono::steady_clock::time_point start) {
+    typename Matrix::local_matrix_device_type::values_type c_values(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::PtAP::values"), c_entries.extent(0));
     auto c = Teuchos::rcp(new Matrix(p.getDomainMap(), c_cols, c_row_map, c_entries, c_values));
     add_contributions(*c, vals);
     const auto c_import = Teuchos::rcp(new Tpetra::Import<LO, GO, Node>(domain, c_cols));
@@ -342,6 +395,11 @@ class TransposedProduct {
   void add_contributions(Matrix& c, const Values& partial) {
     auto values = c.getLocalValuesView();
     auto host = Kokkos::create_mirror_view(values);
+    if (m_in_place) {  // each contribution's place is its own index
+      for (std::size_t e = 0; e < host.extent(0); ++e) host(e) = partial(e);
+      Kokkos::deep_copy(values, host);
+      return;
+    }
     Kokkos::deep_copy(host, S(0));
     const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_partial.row_map());
     std::size_t at = 0;
@@ -365,6 +423,7 @@ class TransposedProduct {
   // nnz of P's local rows and of the second operand's (M's, or A's in one pass), and P's local rows.
   std::size_t m_p_nnz = 0, m_second_nnz = 0, m_rows = 0;
   bool m_fused = false;
+  bool m_in_place = false;  // C's layout is the partial's (one rank): no positions kept
   const Matrix* m_c = nullptr;
   PhaseTimes m_times;
 };
