@@ -301,6 +301,10 @@ class TransposedProduct {
   template <class Rows, class Cols, class CRows>
   static bool in_place_rows(const Rows& rows, const Cols& cols, const std::vector<LO>& partial_to_c,
                             const CRows& c_rows) {
+    if (rows.extent(0) == 0) {  // a partial product without rows may have no offsets at all
+      c_rows(0) = 0;
+      return true;
+    }
     for (std::size_t i = 0; i + 1 < rows.extent(0); ++i) {
       c_rows(i) = rows(i);
       for (auto e = rows(i) + 1; e < rows(i + 1); ++e) {
