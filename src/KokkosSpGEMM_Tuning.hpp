@@ -12,7 +12,8 @@ namespace KokkosSpGEMM {
 
 /// How numeric reuse adds the products of the position map's rows (Tuning::reuse_replay).
 enum class ReplayShape {
-  Auto,   ///< GPUs: Tiles for products under 2^24 over at least 4,096 rows of C, else Rows. CPUs: Rows.
+  Auto,   ///< GPUs: Tiles for products under 2^24 over at least 4,096 rows of C, fewer than half the device's
+          ///< threads; else Rows, sums in scratch wherever they fit where the rows reach half the threads. CPUs: Rows.
   Rows,   ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs. GPUs keep a thread's sums
           ///< in its slice of scratch for short rows of many rows' bins (see RowsInScratch), else in C's row.
   Tiles,  ///< Tiles of a few equal products (long rows split between tiles), a group of threads each (one launch,

@@ -4,6 +4,7 @@
 #include <SpGEMMTestHelpers.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -123,6 +124,19 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   EXPECT_EQ(short_rows.find("written together"), std::string::npos) << short_rows;
   EXPECT_EQ(owned.find("rows written together") != std::string::npos, KokkosSpGEMM::BackendTraits<Exec>::is_gpu)
       << owned;
+  {
+    // Auto where C's rows reach half the device's threads (a 2D 5-point stencil of that size on GPUs, 4,225 rows on
+    // CPUs): GPUs replay them by thread rows with sums in scratch, not by tiles.
+    const double half = std::max(4096.0, static_cast<double>(Exec().concurrency()) / 2.0);
+    const auto filling =
+        KokkosSpGEMM::poisson_2d_5pt<double, int, int>(static_cast<int>(std::ceil(std::sqrt(half))) + 1);
+    const std::string d = check_reuse_rounds<Exec>(filling, filling, {}, "p2d5 filling the device, auto");
+    if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
+      EXPECT_NE(d.find("sums in scratch"), std::string::npos) << d;
+      EXPECT_EQ(d.find("tiles/position-map"), std::string::npos) << d;
+      EXPECT_EQ(d.find("sums in C"), std::string::npos) << d;
+    }
+  }
   in_scratch.deterministic = true;
   const std::string fixed = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, in_scratch, "p2d5(130), deterministic");
   EXPECT_EQ(fixed.find("sums in scratch"), std::string::npos) << fixed;

@@ -50,17 +50,23 @@ bool replay_team_rows(std::int64_t bound, bool few_rows, const Settings& options
   return BackendTraits<ExecSpace>::is_gpu && !options.deterministic && (bound > 256 || few_rows);
 }
 
-/// Whether the replay runs over tiles of about equal products (ReplayTilesKernel) instead of a thread or team per
-/// row. Auto: on GPUs, for products of fewer than 2^24 products over at least 4,096 rows of C: there a thread per
-/// row leaves the device idle but for the longest rows, which tiles of equal products avoid. Larger products fill
-/// the device by rows, where a thread per row is the faster; fewer rows of C already take a team each, which tiles
-/// do not beat (measured: docs/performance.md; the limit lies between the suite's cage11, where tiles win, and its
-/// A·P_tent, where they lose). Never in deterministic mode.
+/// Whether C's rows, a thread each, reach half the device's threads (GPUs): rows enough to fill it by rows.
 template <class ExecSpace>
-bool replay_by_tiles(const Settings& options, std::int64_t products, std::int64_t rows) {
+bool replay_rows_fill_device(const ExecSpace& exec, std::int64_t rows) {
+  return BackendTraits<ExecSpace>::is_gpu && 2 * rows >= static_cast<std::int64_t>(exec.concurrency());
+}
+
+/// Whether the replay runs over tiles of about equal products (ReplayTilesKernel) instead of a thread or team per
+/// row. Auto: on GPUs, for products of fewer than 2^24 products over at least 4,096 rows of C that do not fill the
+/// device by rows (fills: replay_rows_fill_device): there a thread per row leaves the device idle but for the
+/// longest rows, which tiles of equal products avoid. Larger products, and rows that fill the device (stencils'
+/// and prolongators' products), are faster by rows; fewer rows of C already take a team each, which tiles do not
+/// beat (measured: docs/performance.md). Never in deterministic mode.
+template <class ExecSpace>
+bool replay_by_tiles(const Settings& options, std::int64_t products, std::int64_t rows, bool fills) {
   if (options.deterministic) return false;
   if (options.reuse_replay != ReplayShape::Auto) return options.reuse_replay == ReplayShape::Tiles;
-  return BackendTraits<ExecSpace>::is_gpu && products < (std::int64_t(1) << 24) && rows >= 4096;
+  return BackendTraits<ExecSpace>::is_gpu && products < (std::int64_t(1) << 24) && rows >= 4096 && !fills;
 }
 
 /// Products a tile (a group of `lanes` threads, ReplayTilesKernel) holds: `lanes` times the products a thread
@@ -112,16 +118,18 @@ bool replay_sums_in_c(std::int64_t bound, const Settings& options) {
 /// GPUs, Auto: where 128 threads' sums fit 16 KB (a multiprocessor still holds 1,792 threads), or 32 KB where the
 /// rows of B met are short (at most 4 lanes, which gain little coalescing from them): sums in scratch spare each
 /// product a round trip to L2, and at 32 KB pay only with the team writing its rows together (replay_rows_together;
-/// measured: docs/performance.md). Bins of fewer than 2^15 rows stay in one launch with their neighbours.
+/// measured: docs/performance.md). Bins of fewer than 2^15 rows stay in one launch with their neighbours. Where C's
+/// rows fill the device (fills: replay_rows_fill_device), every bin whose sums fit 32 KB (as RowsInScratch).
 /// ReplayShape::RowsInScratch: wherever the sums fit 32 KB, CPUs too (a thread a team).
 template <class ExecSpace, class Scalar>
 int replay_rows_in_scratch(std::int64_t bound, std::int64_t rows, std::int64_t products, std::int64_t a_entries,
-                           const Settings& options) {
+                           const Settings& options, bool fills) {
   using Traits = BackendTraits<ExecSpace>;
   constexpr int team = 128;
   const std::int64_t team_bytes = team * bound * static_cast<std::int64_t>(sizeof(Scalar));
   if (options.deterministic || team_bytes > min_of<std::int64_t>(32768, scratch_budget<ExecSpace>(options))) return 0;
   if (options.reuse_replay == ReplayShape::RowsInScratch) return Traits::is_gpu ? team : 1;
+  if (Traits::is_gpu && fills && options.reuse_replay == ReplayShape::Auto) return team;
   if (!Traits::is_gpu || rows < (std::int64_t(1) << 15)) return 0;
   return team_bytes <= 16384 || replay_lanes<ExecSpace>(products, a_entries) <= 4 ? team : 0;
 }
@@ -478,7 +486,8 @@ struct MapChoice {
 /// can replay as one launch.
 template <class ExecSpace, class Scalar, class Bins, class Totals>
 MapChoice choose_map_bins(const Bins& bins, const Totals& totals, std::size_t overhead, std::size_t limit,
-                          std::size_t entry_offset_bytes, bool few_rows, bool tiles, const Settings& options) {
+                          std::size_t entry_offset_bytes, bool few_rows, bool tiles, bool fills,
+                          const Settings& options) {
   constexpr int per_bin = map_totals_per_bin;
   MapChoice c;
   c.used = overhead;
@@ -494,10 +503,10 @@ MapChoice choose_map_bins(const Bins& bins, const Totals& totals, std::size_t ov
     if (c.used + need > limit) continue;
     c.used += need;
     c.offsets = c.offsets || team_row || tiles;
-    const int scratch_team = team_row || tiles
-                                 ? 0
-                                 : replay_rows_in_scratch<ExecSpace, Scalar>(
-                                       row_bin_bound(b), bins.count(b), bin_products, totals[per_bin * b + 1], options);
+    const int scratch_team =
+        team_row || tiles ? 0
+                          : replay_rows_in_scratch<ExecSpace, Scalar>(row_bin_bound(b), bins.count(b), bin_products,
+                                                                      totals[per_bin * b + 1], options, fills);
     c.chosen.push_back({b, width, bin_products, totals[per_bin * b + 1], totals[per_bin * b + 3],
                         totals[per_bin * b + 4], start, c.products, scratch_team});
     c.bytes = start + bin_products * width;
@@ -720,15 +729,16 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   bool few_rows = rows < replay_few_rows;
   std::int64_t all_products = 0;  // over the rows with work, mapped or not
   for (int b = 1; b < num_row_bins; ++b) all_products += totals[map_totals_per_bin * b];
-  bool tiles = replay_by_tiles<ExecSpace>(options, all_products, rows);
+  const bool fills = replay_rows_fill_device(exec, rows);
+  bool tiles = replay_by_tiles<ExecSpace>(options, all_products, rows, fills);
   const std::size_t entry_offset_bytes = v.a_cols.extent(0) * sizeof(std::int32_t);
   MapChoice choice = choose_map_bins<ExecSpace, Scalar>(map.bins, totals, overhead, limit, entry_offset_bytes, few_rows,
-                                                        tiles, options);
+                                                        tiles, fills, options);
   if (tiles && options.reuse_replay == ReplayShape::Auto && choice.products < all_products) {
     // Tiles cost their records and an offset an entry of A: where that leaves bins to hash tables, rows that
     // need neither may map more (products compressing 6-10 to an entry of C, as the coarse levels of a hierarchy).
     MapChoice by_rows = choose_map_bins<ExecSpace, Scalar>(map.bins, totals, overhead, limit, entry_offset_bytes,
-                                                           few_rows, false, options);
+                                                           few_rows, false, fills, options);
     if (by_rows.products > choice.products) {
       tiles = false;
       choice = std::move(by_rows);
@@ -737,7 +747,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   if (few_rows && options.reuse_replay == ReplayShape::Auto && choice.products < all_products) {
     // Few rows of C take a team each, which also costs an offset an entry of A: a thread a row needs none.
     MapChoice by_threads = choose_map_bins<ExecSpace, Scalar>(map.bins, totals, overhead, limit, entry_offset_bytes,
-                                                              false, false, options);
+                                                              false, false, fills, options);
     if (by_threads.products > choice.products) {
       tiles = false;
       few_rows = false;
