@@ -161,6 +161,36 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   }
 }
 
+/// Rows of C of every length around the host replay's stack rows (16 to 1,024 entries) and past them, at odd
+/// offsets into C (no row starts on a 16-byte boundary by design), each from three products a column.
+inline std::pair<HostCsr<double>, HostCsr<double>> stack_row_lengths_case() {
+  const std::vector<int> lengths = {0, 1, 3, 15, 16, 17, 31, 33, 255, 257, 1023, 1024, 1025, 2999};
+  const int n = static_cast<int>(lengths.size()) * 3, cols = 3000;
+  std::vector<std::vector<std::pair<int, double>>> a_rows(n), b_rows(n);
+  for (int i = 0; i < n; ++i) {
+    const int len = lengths[static_cast<std::size_t>(i) % lengths.size()];
+    for (int j = 0; j < len; ++j) b_rows[i].push_back({(j * 7 + i) % cols, 0.5 + (i + j) % 5});
+    for (int k = 0; k < 3; ++k) a_rows[i].push_back({(i + k * lengths.size()) % n, 1.0 + k});
+  }
+  return {csr_from_rows<double>(n, n, a_rows), csr_from_rows<double>(n, cols, b_rows)};
+}
+
+TEST(TEST_CATEGORY, position_map_host_rows_sum_on_the_stack_and_stream) {
+  using Exec = TEST_EXECSPACE;
+  const auto [a, b] = stack_row_lengths_case();
+  // Streaming stores past every C (1 byte), never (0) and by the default's size; sorted and unsorted rows.
+  for (const std::size_t stream : {std::size_t(1), std::size_t(0), TestOptions().host_stream_bytes}) {
+    for (const bool sorted : {true, false}) {
+      TestOptions o;
+      o.host_stream_bytes = stream;
+      o.sorted = sorted;
+      const std::string what = "stack rows, stream past " + std::to_string(stream) + (sorted ? "" : ", unsorted");
+      const std::string d = check_reuse_rounds<Exec>(a, b, o, what);
+      EXPECT_NE(d.find("replayed from it"), std::string::npos) << what << "\n" << d;
+    }
+  }
+}
+
 TEST(TEST_CATEGORY, position_map_handles_empty_and_degenerate_shapes) {
   using Exec = TEST_EXECSPACE;
   int index = 0;

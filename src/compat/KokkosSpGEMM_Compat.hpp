@@ -11,6 +11,12 @@
 #include <type_traits>
 #include <utility>
 
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__) && !defined(__CUDA_ARCH__) && \
+    !defined(__HIP_DEVICE_COMPILE__)
+#define KOKKOSSPGEMM_STREAM_STORES 1
+#include <immintrin.h>
+#endif
+
 #if !defined(KOKKOS_VERSION) || KOKKOS_VERSION < 30400
 #error "KokkosSpGEMM needs Kokkos 3.4 or newer"
 #endif
@@ -102,6 +108,45 @@ KOKKOS_INLINE_FUNCTION int popcount_u64(std::uint64_t x) {
   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
   x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
   return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+// Copies n values to dst with streaming stores where the host has them (x86 SSE2): they go to memory without the
+// line's read that a cached store makes first, so a write-only array larger than the caches costs its writes alone.
+// A plain copy elsewhere and for other value sizes. The writer calls stream_fence() before another thread reads dst.
+template <class T>
+KOKKOS_INLINE_FUNCTION void stream_copy(T* dst, const T* src, std::size_t n) {
+#if defined(KOKKOSSPGEMM_STREAM_STORES)
+  if constexpr (std::is_trivially_copyable<T>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
+    const auto one = [](T* d, const T* s) {  // movnti
+      if constexpr (sizeof(T) == 4) {
+        int w;
+        __builtin_memcpy(&w, s, sizeof(T));
+        _mm_stream_si32(reinterpret_cast<int*>(d), w);
+      } else {
+        long long w;
+        __builtin_memcpy(&w, s, sizeof(T));
+        _mm_stream_si64(reinterpret_cast<long long*>(d), w);
+      }
+    };
+    std::size_t i = 0;
+    // One value at a time to the first 16-byte boundary, then 16 bytes a store (movntdq), then the rest.
+    for (; i < n && (reinterpret_cast<std::uintptr_t>(dst + i) & 15) != 0; ++i) one(dst + i, src + i);
+    constexpr std::size_t per = 16 / sizeof(T);
+    for (; i + per <= n; i += per) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+    }
+    for (; i < n; ++i) one(dst + i, src + i);
+    return;
+  }
+#endif
+  for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+// Orders this thread's streaming stores (stream_copy) before its later stores.
+KOKKOS_INLINE_FUNCTION void stream_fence() {
+#if defined(KOKKOSSPGEMM_STREAM_STORES)
+  _mm_sfence();
 #endif
 }
 

@@ -212,12 +212,13 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   const Settings launch_options = numeric_launch_options<ExecSpace, CMatrix>(handle);
   if (replay) {
     const bool deterministic = st.settings.deterministic;
+    const std::size_t stream_bytes = st.settings.host_stream_bytes;
     auto replays = [&] {
       if (operands_checked) {
-        replay_positions(exec, v, map, status, deterministic);
+        replay_positions(exec, v, map, status, deterministic, stream_bytes);
       } else {
         const OperandItems<AMatrix, BMatrix> items(a, b);
-        replay_positions(exec, v, map, status, deterministic, items);
+        replay_positions(exec, v, map, status, deterministic, stream_bytes, items);
       }
     };
     // A graph where the replay is all the call launches: no gathered bins (their pools are the call's own).

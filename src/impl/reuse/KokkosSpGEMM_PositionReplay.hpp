@@ -192,12 +192,20 @@ struct HostOperandChecks {
 /// (measured against a flat range of rows and against teams of 8: docs/performance.md).
 constexpr int replay_host_rows_per_team = 32;
 
-/// CPUs: a row of C a thread, runs of replay_host_rows_per_team rows a team of one thread, the sums in the row of C
-/// itself, in A's then B's order. The checksum is the launch's reduction (no atomic a team, whose cache line the
-/// threads would pass around). CheckA: A's rows and entries are checked as they are read (HostOperandChecks), so
-/// that the check beside the replay passes over B alone; a row or entry that fails is counted into bad and never
-/// followed. W: the places' width.
-template <class ExecSpace, bool CheckA, int W, class Views, class Perm>
+/// Rows of C of this many entries a host replay sums on the thread's stack before it writes them to C: from two
+/// cache lines of doubles (shorter rows share lines with their neighbours, and lost with the copy, v67) to 8 KB
+/// (within L1; a 64 KB buffer was slower); other rows keep their sums in C.
+constexpr int replay_stack_row_entries_min = 16;
+constexpr int replay_stack_row_entries_max = 1024;
+
+/// CPUs: a row of C a thread, runs of replay_host_rows_per_team rows a team of one thread, the sums in A's then B's
+/// order on the thread's stack (replay_stack_row_entries_min/max), then copied to C, or in C's row itself; sums
+/// in C's row waited on its lines' first reads (docs/performance.md, v67). The checksum is the launch's reduction (no
+/// atomic a team, whose cache line the threads would pass around). CheckA: A's rows and entries are checked as they are
+/// read (HostOperandChecks), so that the check beside the replay passes over B alone; a row or entry that fails is
+/// counted into bad and never followed. W: the places' width. Stream (C's values past Tuning::host_stream_bytes): the
+/// copy streams past the caches (stream_copy), so that C's lines are written without being read first.
+template <class ExecSpace, bool CheckA, int W, class Views, class Perm, bool Stream = false>
 struct ReplayHostRowsKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
@@ -217,10 +225,12 @@ struct ReplayHostRowsKernel {
     // reload after every add.
     std::uint64_t run_check = 0, run_bad = 0;
     if (begin < end) ask_offsets(begin);
+    Scalar local[replay_stack_row_entries_max];
     for (std::int64_t i = begin; i < end; ++i) {
       if (i + 1 < end) ask_offsets(i + 1);
-      row(i, run_check, run_bad);
+      row(i, run_check, run_bad, local);
     }
+    if (Stream) stream_fence();
     check += run_check;
     bad += run_bad;
   }
@@ -254,14 +264,27 @@ struct ReplayHostRowsKernel {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void row(const std::int64_t i, std::uint64_t& check, std::uint64_t& bad) const {
+  template <class Size>
+  KOKKOS_INLINE_FUNCTION static void write_sums(Scalar* c, const Scalar* sums, const Size n) {
+    if (Stream) {
+      stream_copy(c, sums, static_cast<std::size_t>(n));
+    } else {
+      for (Size s = 0; s < n; ++s) c[s] = sums[s];
+    }
+  }
+
+  /// local: the thread's replay_stack_row_entries_max sums.
+  KOKKOS_INLINE_FUNCTION void row(const std::int64_t i, std::uint64_t& check, std::uint64_t& bad, Scalar* local) const {
     const std::int64_t q = first + i;
     const Ordinal row = perm(q);
     const auto c_begin = v.c_rows(row);
     const auto c_end = v.c_rows(row + 1);
-    Scalar* sums = v.c_vals.data() + c_begin;
+    const bool on_stack =
+        c_end - c_begin >= replay_stack_row_entries_min && c_end - c_begin <= replay_stack_row_entries_max;
+    Scalar* sums = on_stack ? local : v.c_vals.data() + c_begin;
     for (auto s = c_begin; s < c_end; ++s) sums[s - c_begin] = Scalar();
     if (CheckA && !checks.row_ok(v, row)) {
+      if (on_stack) write_sums(v.c_vals.data() + c_begin, sums, c_end - c_begin);
       ++bad;
       return;
     }
@@ -295,6 +318,7 @@ struct ReplayHostRowsKernel {
         offset += b_len;
       }
     }
+    if (on_stack) write_sums(v.c_vals.data() + c_begin, sums, c_end - c_begin);
     for (auto s = c_begin; s < c_end; ++s) check += column_check_term(v.c_cols(s), static_cast<std::int64_t>(s));
   }
 };
@@ -743,7 +767,8 @@ bool replays_host_rows(const Map& map) {
 /// those rows' kernels run; what fails goes to status(2), and then the replay is skipped or not to be trusted. Host
 /// memory: the sums go to status without a kernel.
 template <class ExecSpace, class Views, class Map, class Status, class Items>
-void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, const Items& items) {
+void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, const Items& items,
+                      std::size_t stream_bytes) {
   using Perm = decltype(map.bins.perm);
   using Space = typename ExecSpace::memory_space;
   using Ordinal = typename Views::ordinal_type;
@@ -770,6 +795,7 @@ void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, con
       next = max_of(next, run.second);
     }
   }
+  const bool streams = stream_bytes > 0 && v.c_vals.extent(0) * sizeof(typename Views::scalar_type) >= stream_bytes;
   for (const auto& mb : map.mapped) {
     if (bad > 0) break;  // B or an unmapped row of A failed: no row of B is to be followed
     const BinConfig& c = mb.config;
@@ -784,11 +810,19 @@ void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, con
     const std::string label = "KokkosSpGEMM::Numeric::replay_bin_" + std::to_string(c.bin);
     std::uint64_t bin_check = 0, bin_bad = 0;
     const auto replay = [&](auto w) {  // a host dispatch: with_width is a device function too
-      using Kernel = ReplayHostRowsKernel<ExecSpace, Items::checks, decltype(w)::value, Views, Perm>;
       const std::int64_t rows = mb.row_end - mb.row_begin;
       const int league = static_cast<int>((rows + replay_host_rows_per_team - 1) / replay_host_rows_per_team);
-      Kokkos::parallel_reduce(label, typename Kernel::Policy(exec, league, 1),
-                              Kernel{v, map.bins.perm, src, mb.row_begin, rows, checks}, bin_check, bin_bad);
+      const auto launch = [&](auto stream) {
+        using Kernel =
+            ReplayHostRowsKernel<ExecSpace, Items::checks, decltype(w)::value, Views, Perm, decltype(stream)::value>;
+        Kokkos::parallel_reduce(label, typename Kernel::Policy(exec, league, 1),
+                                Kernel{v, map.bins.perm, src, mb.row_begin, rows, checks}, bin_check, bin_bad);
+      };
+      if (streams) {
+        launch(std::true_type());
+      } else {
+        launch(std::false_type());
+      }
     };
     if (mb.width == 1) {
       replay(std::integral_constant<int, 1>());
@@ -809,7 +843,7 @@ void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, con
 /// kernels skip their work when they fail.
 template <class ExecSpace, class Views, class Map, class Status, class Items = NoOperandItems>
 void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, bool deterministic,
-                      const Items& items = Items()) {
+                      std::size_t host_stream_bytes, const Items& items = Items()) {
   using Perm = decltype(map.bins.perm);
   using Space = typename ExecSpace::memory_space;
   if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayTiles) {
@@ -835,7 +869,7 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
   }
   if constexpr (!BackendTraits<ExecSpace>::is_gpu) {
     if (replays_host_rows(map)) {
-      replay_host_rows(exec, v, map, status, items);
+      replay_host_rows(exec, v, map, status, items, host_stream_bytes);
       return;
     }
   }
