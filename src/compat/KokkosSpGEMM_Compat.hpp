@@ -214,6 +214,32 @@ std::size_t tpetra_local_num_elements(const Map& map) {
   }
 }
 template <class T, class = void>
+struct has_get_local_element_list : std::false_type {};
+template <class T>
+struct has_get_local_element_list<T, std::void_t<decltype(std::declval<const T&>().getLocalElementList())>>
+    : std::true_type {};
+template <class T, class = void>
+struct has_get_raw_ptr : std::false_type {};
+template <class T>
+struct has_get_raw_ptr<T, std::void_t<decltype(std::declval<const T&>().getRawPtr())>> : std::true_type {};
+/// The map's global indices in local order, as an array the map owns (13.2 and 13.4 give a Teuchos::ArrayView,
+/// 14 a Kokkos::View). On a contiguous map Tpetra makes that array at the first call.
+template <class Map>
+const typename Map::global_ordinal_type* tpetra_local_element_list(const Map& map) {
+  const auto list = [&] {
+    if constexpr (has_get_local_element_list<Map>::value) {
+      return map.getLocalElementList();
+    } else {
+      return map.getNodeElementList();
+    }
+  }();
+  if constexpr (has_get_raw_ptr<decltype(list)>::value) {
+    return list.getRawPtr();
+  } else {
+    return list.data();
+  }
+}
+template <class T, class = void>
 struct has_get_local_num_rows : std::false_type {};
 template <class T>
 struct has_get_local_num_rows<T, std::void_t<decltype(std::declval<const T&>().getLocalNumRows())>> : std::true_type {};

@@ -23,9 +23,9 @@ namespace Distributed {
 namespace Impl {
 
 /// A map's global and local indices, by arithmetic where the map is contiguous (every map on one rank, rows
-/// distributed by contiguous blocks), as Tpetra's own lookups compute them there, and through those lookups
-/// otherwise: a call an index was the cost of the symbolic call's walks over A's and B's columns
-/// (docs/performance.md, v46).
+/// distributed by contiguous blocks), as Tpetra's own lookups compute them there, and otherwise global indices from
+/// the map's own array and local ones through Tpetra's lookup: a call an index was the cost of the symbolic call's
+/// walks over A's and B's columns (docs/performance.md, v46 and v68).
 template <class Map>
 class IndexLookup {
  public:
@@ -35,9 +35,10 @@ class IndexLookup {
       : m_map(map),
         m_size(static_cast<GO>(KokkosSpGEMM::Impl::tpetra_local_num_elements(map))),
         m_contiguous(map.isContiguous() && m_size > 0),
-        m_first(m_contiguous ? map.getMinGlobalIndex() : GO(0)) {}
+        m_first(m_contiguous ? map.getMinGlobalIndex() : GO(0)),
+        m_list(m_contiguous || m_size == 0 ? nullptr : KokkosSpGEMM::Impl::tpetra_local_element_list(map)) {}
   /// The global index of local index lid (lid < the map's local size).
-  GO global(LO lid) const { return m_contiguous ? m_first + static_cast<GO>(lid) : m_map.getGlobalElement(lid); }
+  GO global(LO lid) const { return m_contiguous ? m_first + static_cast<GO>(lid) : m_list[lid]; }
   /// The local index of global index g, or Teuchos::OrdinalTraits<LO>::invalid() where this rank lacks it.
   LO local(GO g) const {
     if (!m_contiguous) return m_map.getLocalElement(g);
@@ -49,6 +50,7 @@ class IndexLookup {
   GO m_size = 0;
   bool m_contiguous = false;
   GO m_first = 0;
+  const GO* m_list = nullptr;
 };
 
 /// Collective. The global indices `gids` (duplicates allowed) in column-map order over `domain`. Throws
@@ -58,20 +60,25 @@ std::vector<typename Map::global_ordinal_type> column_map_order(const Map& domai
                                                                 std::vector<typename Map::global_ordinal_type> gids) {
   using GO = typename Map::global_ordinal_type;
   using LO = typename Map::local_ordinal_type;
-  if (!std::is_sorted(gids.begin(), gids.end())) std::sort(gids.begin(), gids.end());
-  gids.erase(std::unique(gids.begin(), gids.end()), gids.end());
-  std::vector<LO> owned;
-  std::vector<GO> remote;
+  // The owned columns are marked by local index (no sort of them: they are most of a column map); only the remote
+  // ones are sorted, and duplicates dropped.
   const IndexLookup<Map> lookup(domain);
+  std::vector<unsigned char> is_owned(KokkosSpGEMM::Impl::tpetra_local_num_elements(domain), 0);
+  std::vector<GO> remote;
   for (const GO g : gids) {
     const LO lid = lookup.local(g);
     if (lid != Teuchos::OrdinalTraits<LO>::invalid()) {
-      owned.push_back(lid);
+      is_owned[static_cast<std::size_t>(lid)] = 1;
     } else {
       remote.push_back(g);
     }
   }
-  if (!std::is_sorted(owned.begin(), owned.end())) std::sort(owned.begin(), owned.end());
+  if (!std::is_sorted(remote.begin(), remote.end())) std::sort(remote.begin(), remote.end());
+  remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
+  std::vector<LO> owned;
+  for (std::size_t lid = 0; lid < is_owned.size(); ++lid) {
+    if (is_owned[lid]) owned.push_back(static_cast<LO>(lid));
+  }
   Teuchos::Array<int> pids(remote.size());
   const auto status =
       domain.getRemoteIndexList(Teuchos::ArrayView<const GO>(remote.data(), remote.size()), pids());  // collective
@@ -83,7 +90,7 @@ std::vector<typename Map::global_ordinal_type> column_map_order(const Map& domai
   for (std::size_t k = 0; k < remote.size(); ++k) by_rank[k] = std::make_tuple(pids[k], remote[k]);
   std::sort(by_rank.begin(), by_rank.end());
   std::vector<GO> order;
-  order.reserve(gids.size());
+  order.reserve(owned.size() + remote.size());
   for (const LO lid : owned) order.push_back(lookup.global(lid));
   for (const auto& t : by_rank) order.push_back(std::get<1>(t));
   return order;

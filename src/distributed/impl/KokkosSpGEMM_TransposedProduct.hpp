@@ -76,7 +76,8 @@ class TransposedProduct {
     m_times.local = seconds_since(start);
     agree(*p.getComm(), verdict);
     std::vector<GO> gids(n_mc);
-    for (std::size_t j = 0; j < n_mc; ++j) gids[j] = m.getColMap()->getGlobalElement(static_cast<LO>(j));
+    const IndexLookup<map_type> m_cols(*m.getColMap());
+    for (std::size_t j = 0; j < n_mc; ++j) gids[j] = m_cols.global(static_cast<LO>(j));
     return assemble(p, gids, m.getDomainMap(), start);
   }
 
