@@ -178,7 +178,7 @@ struct ProductAccess {
       }
       source[j] = s;
     }
-    h.m_remote.plan(b, remote);
+    h.m_remote.plan(a, b, remote);
     const auto received_columns = h.m_remote.import_columns(b);
     h.m_received = Kokkos::View<S*, Kokkos::HostSpace>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "KokkosSpGEMM::Distributed::received_values"),
