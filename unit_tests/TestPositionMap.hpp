@@ -162,7 +162,8 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
 }
 
 /// Rows of C of every length around the host replay's stack rows (16 to 1,024 entries) and past them, at odd
-/// offsets into C (no row starts on a 16-byte boundary by design), each from three products a column.
+/// offsets into C (no row starts on a 16-byte boundary by design), each from three products a column. A length
+/// recurs every 14th row, so the rows of a length bin lie scattered over C (the stack's case, not sums in C).
 inline std::pair<HostCsr<double>, HostCsr<double>> stack_row_lengths_case() {
   const std::vector<int> lengths = {0, 1, 3, 15, 16, 17, 31, 33, 255, 257, 1023, 1024, 1025, 2999};
   const int n = static_cast<int>(lengths.size()) * 3, cols = 3000;

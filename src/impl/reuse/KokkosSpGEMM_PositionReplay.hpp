@@ -192,20 +192,25 @@ struct HostOperandChecks {
 /// (measured against a flat range of rows and against teams of 8: docs/performance.md).
 constexpr int replay_host_rows_per_team = 32;
 
-/// Rows of C of this many entries a host replay sums on the thread's stack before it writes them to C: from two
-/// cache lines of doubles (shorter rows share lines with their neighbours, and lost with the copy, v67) to 8 KB
-/// (within L1; a 64 KB buffer was slower); other rows keep their sums in C.
+/// Rows of C of this many entries a host replay of scattered rows sums on the thread's stack before it writes them to
+/// C: from two cache lines of doubles (shorter rows share lines with their neighbours, and lost with the copy, v67)
+/// to 8 KB (within L1; a 64 KB buffer was slower); other rows keep their sums in C.
 constexpr int replay_stack_row_entries_min = 16;
 constexpr int replay_stack_row_entries_max = 1024;
 
+/// Where the host replay keeps a row's sums (HostSums): in C's row itself (zeroed, then added into), or, for rows
+/// of replay_stack_row_entries_min/max, on the thread's stack, then copied (Stack) or streamed past the caches
+/// (Streamed, stream_copy) to C. Sums in C's row wait on its lines' first reads where rows lie scattered over C
+/// (graphs); rows that follow one another (stencils) are served by the cache's prefetch, and the copy there cost more
+/// than it saved (docs/performance.md, v67).
+enum class HostSums { InC, Stack, Streamed };
+
 /// CPUs: a row of C a thread, runs of replay_host_rows_per_team rows a team of one thread, the sums in A's then B's
-/// order on the thread's stack (replay_stack_row_entries_min/max), then copied to C, or in C's row itself; sums
-/// in C's row waited on its lines' first reads (docs/performance.md, v67). The checksum is the launch's reduction (no
+/// order where Sums says. The checksum is the launch's reduction (no
 /// atomic a team, whose cache line the threads would pass around). CheckA: A's rows and entries are checked as they are
 /// read (HostOperandChecks), so that the check beside the replay passes over B alone; a row or entry that fails is
-/// counted into bad and never followed. W: the places' width. Stream (C's values past Tuning::host_stream_bytes): the
-/// copy streams past the caches (stream_copy), so that C's lines are written without being read first.
-template <class ExecSpace, bool CheckA, int W, class Views, class Perm, bool Stream = false>
+/// counted into bad and never followed. W: the places' width.
+template <class ExecSpace, bool CheckA, int W, class Views, class Perm, HostSums Sums = HostSums::InC>
 struct ReplayHostRowsKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
@@ -230,7 +235,7 @@ struct ReplayHostRowsKernel {
       if (i + 1 < end) ask_offsets(i + 1);
       row(i, run_check, run_bad, local);
     }
-    if (Stream) stream_fence();
+    if (Sums == HostSums::Streamed) stream_fence();
     check += run_check;
     bad += run_bad;
   }
@@ -266,7 +271,7 @@ struct ReplayHostRowsKernel {
 
   template <class Size>
   KOKKOS_INLINE_FUNCTION static void write_sums(Scalar* c, const Scalar* sums, const Size n) {
-    if (Stream) {
+    if (Sums == HostSums::Streamed) {
       stream_copy(c, sums, static_cast<std::size_t>(n));
     } else {
       for (Size s = 0; s < n; ++s) c[s] = sums[s];
@@ -279,8 +284,8 @@ struct ReplayHostRowsKernel {
     const Ordinal row = perm(q);
     const auto c_begin = v.c_rows(row);
     const auto c_end = v.c_rows(row + 1);
-    const bool on_stack =
-        c_end - c_begin >= replay_stack_row_entries_min && c_end - c_begin <= replay_stack_row_entries_max;
+    const bool on_stack = Sums != HostSums::InC && c_end - c_begin >= replay_stack_row_entries_min &&
+                          c_end - c_begin <= replay_stack_row_entries_max;
     Scalar* sums = on_stack ? local : v.c_vals.data() + c_begin;
     for (auto s = c_begin; s < c_end; ++s) sums[s - c_begin] = Scalar();
     if (CheckA && !checks.row_ok(v, row)) {
@@ -762,6 +767,21 @@ bool replays_host_rows(const Map& map) {
   return true;
 }
 
+/// Whether most rows of a run follow one another in C (rows [begin, end) of the bins' order, sampled at up to 64
+/// places): their sums then stay in C (HostSums).
+template <class Perm>
+bool rows_follow_in_c(const Perm& perm, std::int64_t begin, std::int64_t end) {
+  const std::int64_t pairs = end - begin - 1;
+  if (pairs <= 0) return true;
+  const std::int64_t samples = min_of<std::int64_t>(pairs, 64);
+  std::int64_t following = 0;
+  for (std::int64_t k = 0; k < samples; ++k) {
+    const std::int64_t q = begin + k * pairs / samples;
+    following += perm(q + 1) == perm(q) + 1 ? 1 : 0;
+  }
+  return 4 * following >= 3 * samples;
+}
+
 /// The replay of replays_host_rows: a launch a mapped bin, adding its checksum to status(1). With operand items,
 /// B is checked beside it, A as the replay reads it and in the rows the map leaves (CheckUnmappedRowsKernel), before
 /// those rows' kernels run; what fails goes to status(2), and then the replay is skipped or not to be trusted. Host
@@ -812,16 +832,18 @@ void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, con
     const auto replay = [&](auto w) {  // a host dispatch: with_width is a device function too
       const std::int64_t rows = mb.row_end - mb.row_begin;
       const int league = static_cast<int>((rows + replay_host_rows_per_team - 1) / replay_host_rows_per_team);
-      const auto launch = [&](auto stream) {
+      const auto launch = [&](auto sums) {
         using Kernel =
-            ReplayHostRowsKernel<ExecSpace, Items::checks, decltype(w)::value, Views, Perm, decltype(stream)::value>;
+            ReplayHostRowsKernel<ExecSpace, Items::checks, decltype(w)::value, Views, Perm, decltype(sums)::value>;
         Kokkos::parallel_reduce(label, typename Kernel::Policy(exec, league, 1),
                                 Kernel{v, map.bins.perm, src, mb.row_begin, rows, checks}, bin_check, bin_bad);
       };
-      if (streams) {
-        launch(std::true_type());
+      if (rows_follow_in_c(map.bins.perm, mb.row_begin, mb.row_end)) {
+        launch(std::integral_constant<HostSums, HostSums::InC>());
+      } else if (streams) {
+        launch(std::integral_constant<HostSums, HostSums::Streamed>());
       } else {
-        launch(std::false_type());
+        launch(std::integral_constant<HostSums, HostSums::Stack>());
       }
     };
     if (mb.width == 1) {
