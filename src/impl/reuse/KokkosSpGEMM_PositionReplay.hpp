@@ -206,10 +206,10 @@ constexpr int replay_stack_row_entries_max = 1024;
 enum class HostSums { InC, Stack, Streamed };
 
 /// CPUs: a row of C a thread, runs of replay_host_rows_per_team rows a team of one thread, the sums in A's then B's
-/// order where Sums says. The checksum is the launch's reduction (no
-/// atomic a team, whose cache line the threads would pass around). CheckA: A's rows and entries are checked as they are
-/// read (HostOperandChecks), so that the check beside the replay passes over B alone; a row or entry that fails is
-/// counted into bad and never followed. W: the places' width.
+/// order where Sums says. The checksum is the launch's reduction (no atomic a team, whose cache line the threads
+/// would pass around). CheckA: A's rows and entries are checked as they are read (HostOperandChecks), so that the
+/// check beside the replay passes over B alone; a row or entry that fails is counted into bad and never followed.
+/// W: the places' width.
 template <class ExecSpace, bool CheckA, int W, class Views, class Perm, HostSums Sums = HostSums::InC>
 struct ReplayHostRowsKernel {
   using Ordinal = typename Views::ordinal_type;
@@ -230,7 +230,7 @@ struct ReplayHostRowsKernel {
     // reload after every add.
     std::uint64_t run_check = 0, run_bad = 0;
     if (begin < end) ask_offsets(begin);
-    Scalar local[replay_stack_row_entries_max];
+    Scalar local[Sums == HostSums::InC ? 1 : replay_stack_row_entries_max];
     for (std::int64_t i = begin; i < end; ++i) {
       if (i + 1 < end) ask_offsets(i + 1);
       row(i, run_check, run_bad, local);
