@@ -78,9 +78,10 @@ struct Tuning {
   bool reuse_positions = true;
   /// Bytes the position map (with its row order) may keep between calls; 0: the size of C's entries and values.
   std::size_t reuse_positions_bytes = 0;
-  /// CPUs: a replay streams C's values to memory past the caches (no read of each line before its write) where they
-  /// take at least this many bytes, past a core's L2: its writes then cost about half (docs/performance.md, v67), and
-  /// C's next reader finds it in memory, not in the caches. 0: never.
+  /// CPUs: a replay streams the rows it sums on the stack (runs of rows scattered over C) to memory past the caches
+  /// (no read of each line before its write) where C's values take at least this many bytes, past a core's L2: those
+  /// writes then cost about half (docs/performance.md, v67), and C's next reader finds them in memory, not in the
+  /// caches. 0: never.
   std::size_t host_stream_bytes = std::size_t(1) << 20;
   /// The replay's work split (see ReplayShape); Auto suits both kinds of device.
   ReplayShape reuse_replay = ReplayShape::Auto;

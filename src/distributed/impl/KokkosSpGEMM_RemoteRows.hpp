@@ -43,14 +43,15 @@ class RemoteRows {
   void plan(const Matrix& a, const Matrix& b, const std::vector<GO>& remote_gids) {
     const auto row_map = b.getRowMap();
     *this = RemoteRows();
-    long long wanted = static_cast<long long>(remote_gids.size()), any = 0;
-    Teuchos::reduceAll<int, long long>(*row_map->getComm(), Teuchos::REDUCE_MAX, wanted, Teuchos::outArg(any));
-    if (any == 0) return;
-    m_target = map_of(*row_map, remote_gids);
+    // One reduction: whether any rank needs rows, and whether on some rank A's Import lacks them.
     const auto a_import = a.getGraph()->getImporter();
-    int own = !a_import.is_null() && a_import->getNumRemoteIDs() == remote_gids.size() ? 1 : 0, all_own = 0;
-    Teuchos::reduceAll<int, int>(*row_map->getComm(), Teuchos::REDUCE_MIN, own, Teuchos::outArg(all_own));
-    if (all_own == 1 && a.getDomainMap()->isSameAs(*row_map)) {
+    const bool own = !a_import.is_null() && a_import->getNumRemoteIDs() == remote_gids.size();
+    const long long mine[2] = {static_cast<long long>(remote_gids.size()), own ? 0 : 1};
+    long long all[2] = {0, 0};
+    Teuchos::reduceAll<int, long long>(*row_map->getComm(), Teuchos::REDUCE_MAX, 2, mine, all);
+    if (all[0] == 0) return;
+    m_target = map_of(*row_map, remote_gids);
+    if (all[1] == 0 && a.getDomainMap()->isSameAs(*row_map)) {
       m_import = a_import->createRemoteOnlyImport(m_target);
     } else {
       m_import = Teuchos::rcp(new import_type(row_map, m_target));
