@@ -162,9 +162,11 @@ class Handle {
     DeferredSlot deferred;
     std::uint64_t numeric_calls = 0;
     Impl::PositionMap<Ordinal, memory_space> positions;  // Tuning::reuse_positions, made by the first reuse call
-    // A complemented mask that the one-shot C⟨¬M⟩ hands to the CPU dense rows (MultiplyViews::mask_rows).
+    // A complemented mask that the one-shot C⟨¬M⟩ hands to the pipeline's rows (MultiplyViews::mask_rows), and
+    // where the rows are binned, the count of its columns each row of A·B holds (MultiplyViews::mask_hits).
     Kokkos::View<const Offset*, memory_space> complement_rows;
     Kokkos::View<const Ordinal*, memory_space> complement_cols;
+    Kokkos::View<Ordinal*, memory_space> complement_hits;
     std::vector<Handle> chunks;             // one analysis per block of rows, when the budget asks for blocks
     std::vector<std::int64_t> chunk_first;  // first row of each block
   };

@@ -405,7 +405,7 @@ TEST(TEST_CATEGORY, complemented_one_shot_through_the_dense_rows_matches_referen
   o.mean_per_row = 5;
   expect_masked_product<SR::PlusTimes<double>, Exec>(tall, small, KokkosSpGEMM::random_csr<double>(o, 54),
                                                      "70,000 rows");
-  // B past the dense rows' width: the one-shot keeps the unmasked product and its filter.
+  // B past the dense rows' width: the one-shot takes the binned hash rows, which count and erase M's columns.
   Exec exec;
   TestOptions narrow;
   narrow.dense_max_columns = 8;
@@ -418,6 +418,68 @@ TEST(TEST_CATEGORY, complemented_one_shot_through_the_dense_rows_matches_referen
                                             graph, graph, &graph, KokkosSpGEMM::MaskKind::Complement),
                                         true);
   EXPECT_TRUE(diff.empty()) << "hash rows: " << diff;
+}
+
+/// The one-shot C⟨¬M⟩ where the rows are binned (CPUs under Hash or past the dense rows' width): each row's
+/// accumulator (thread and team tables, spilled level 2, dense rows in scratch) counts M's columns in the symbolic
+/// phase and leaves them out of C in the numeric one, on every path all_paths() forces, against the reference; the
+/// filter of A·B (deterministic mode; GPUs until the kernels' mask has run there) alike.
+TEST(TEST_CATEGORY, complemented_one_shot_through_the_binned_rows_matches_reference) {
+  using Exec = TEST_EXECSPACE;
+  namespace SR = KokkosSpGEMM::Semirings;
+  Exec exec;
+  std::vector<TestOptions> paths = all_paths();
+  paths.emplace_back();
+  paths.back().dense_max_columns = 8;  // Auto on CPUs: binned past the dense rows' width
+  paths.emplace_back();
+  paths.back().deterministic = true;
+  const auto check = [&](const HostCsr<double>& a, const HostCsr<double>& b, const HostCsr<double>& m,
+                         const std::string& what) {
+    const auto da = KokkosSpGEMM::copy_to(exec, a);
+    const auto db = KokkosSpGEMM::copy_to(exec, b);
+    const auto dm = KokkosSpGEMM::copy_to(exec, m);
+    const auto ref =
+        KokkosSpGEMM::reference_semiring_spgemm<SR::PlusTimes<double>>(a, b, &m, KokkosSpGEMM::MaskKind::Complement);
+    const auto one = [](double, std::size_t) { return std::int64_t(1); };
+    const auto a1 = with_values<std::int64_t>(a, one);
+    const auto b1 = with_values<std::int64_t>(b, one);
+    const auto counts = KokkosSpGEMM::reference_semiring_spgemm<SR::PlusPair<std::int64_t>>(
+        a1, b1, &m, KokkosSpGEMM::MaskKind::Complement);
+    const auto ia = KokkosSpGEMM::copy_to(exec, a1);
+    const auto ib = KokkosSpGEMM::copy_to(exec, b1);
+    for (std::size_t p = 0; p < paths.size(); ++p) {
+      const TestOptions& o = paths[p];
+      const std::string label = what + ", path " + std::to_string(p) + " (" +
+                                KokkosSpGEMM::algorithm_name(o.algorithm) + ", scratch " +
+                                std::to_string(o.scratch_bytes) + (o.deterministic ? ", deterministic" : "") + ")";
+      const auto c =
+          KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::complement(dm), da, db, SR::PlusTimes<double>(), o, o);
+      std::string diff = KokkosSpGEMM::semiring_difference(c, ref, true);
+      EXPECT_TRUE(diff.empty()) << label << ": " << diff;
+      const auto cc =
+          KokkosSpGEMM::masked_spgemm(exec, KokkosSpGEMM::complement(dm), ia, ib, SR::PlusPair<std::int64_t>(), o, o);
+      diff = KokkosSpGEMM::semiring_difference(cc, counts, false);
+      EXPECT_TRUE(diff.empty()) << label << ", plus-pair: " << diff;
+    }
+  };
+  std::uint64_t seed = 1700;
+  for_each_random_pair<Exec>([&](const auto& a, const auto& b, const std::string& what) {
+    for (const auto& [name, m] : masks_for(a, b, seed++)) check(a, b, m, what + ", " + name);
+  });
+  const auto graph = KokkosSpGEMM::undirected_pattern(KokkosSpGEMM::rmat<double>(11, 16, 9));
+  check(graph, graph, graph, "R-MAT 11, M = G");
+  const auto stencil = KokkosSpGEMM::poisson_3d_27pt<double>(8);
+  check(stencil, stencil, stencil, "3D 27-point 8^3, M = A");
+  // Rows of one product each (a permutation times a diagonal), half of whose columns M takes out.
+  const int n = 5000;
+  std::vector<std::vector<std::pair<int, double>>> perm(n), diag(n), half(n);
+  for (int i = 0; i < n; ++i) {
+    perm[i].push_back({(i * 7919) % n, 1.0 + i % 3});
+    diag[i].push_back({i, 2.0});
+    if (i % 2 == 0) half[i].push_back({(i * 7919) % n, 1.0});
+  }
+  check(csr_from_rows<double>(n, n, perm), csr_from_rows<double>(n, n, diag), csr_from_rows<double>(n, n, half),
+        "single products");
 }
 
 /// C⟨M⟩ and C⟨¬M⟩ where M is A's and B's very arrays (a triangle count's L·L⟨L⟩: M's check covers A's), and the

@@ -220,12 +220,31 @@ struct TeamBitmapKernel {
     }
     team.team_barrier();
 
+    // A binned complemented mask's row (MultiplyViews::mask_hits): its columns set, counted (symbolic) or taken
+    // out, their sums cleared for the team's next row (numeric).
+    const std::int64_t hits = v.over_mask_row(team, row, [&](const Ordinal col) {
+      const Word bit = Word(1) << (col % word_bits);
+      if ((bits[col / word_bits] & bit) == 0) return 0;
+      if constexpr (Numeric) {
+        if constexpr (gpu) {
+          Kokkos::atomic_and(bits + col / word_bits, ~bit);
+        } else {
+          bits[col / word_bits] &= ~bit;
+        }
+        dense[col] = Scalar();
+      }
+      return 1;
+    });
+    if (v.binned_mask()) team.team_barrier();
     if constexpr (!Numeric) {
       std::int64_t count = 0;
       Kokkos::parallel_reduce(
           Kokkos::TeamVectorRange(team, nwords),
           [&](const std::int64_t w, std::int64_t& c) { c += popcount_u64(bits[w]); }, count);
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { v.row_sizes(row) = count; });
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        v.row_sizes(row) = count;
+        if (v.binned_mask()) v.mask_hits(row) = static_cast<Ordinal>(hits);
+      });
     } else {
       const auto c_begin = v.c_rows(row);
       if (v.known_columns) {

@@ -62,9 +62,9 @@ KOKKOS_INLINE_FUNCTION void accumulate_in_scratch(Kokkos::complex<Real>* p, cons
 
 enum class InsertResult { Inserted, Found, Full };
 
-/// A view of one table: capacity is a power of two; keys hold -1 when empty. Atomic selects concurrent inserts
-/// (several threads or vector lanes of one team share the table) or plain ones (one thread owns it); Scratch says
-/// that the table lives in the team's level-0 scratch (its atomics then name that space).
+/// A view of one table: capacity is a power of two; keys hold -1 when empty (and -2 once erased). Atomic selects
+/// concurrent inserts (several threads or vector lanes of one team share the table) or plain ones (one thread owns it);
+/// Scratch says that the table lives in the team's level-0 scratch (its atomics then name that space).
 template <class Ordinal, class Scalar, bool Atomic, bool Scratch = false>
 struct HashTable {
   Ordinal* keys = nullptr;
@@ -73,6 +73,8 @@ struct HashTable {
   int shift = 31;            // 32 - log2(capacity): the home slot is the top bits of the key's product
 
   static constexpr Ordinal empty = -1;
+  /// A key erased from a finished table: no column, and not empty, so that searches for other keys pass its slot.
+  static constexpr Ordinal erased = -2;
 
   KOKKOS_DEFAULTED_FUNCTION HashTable() = default;
   /// The table of capacity mask + 1 slots at keys (and values).
@@ -144,6 +146,14 @@ struct HashTable {
       if (current == key) return s;
     }
     return -1;
+  }
+
+  /// Takes key out of a finished table (a complemented mask's column, before the row is written); returns whether
+  /// it was there. Concurrent calls take distinct keys.
+  KOKKOS_INLINE_FUNCTION bool erase(Ordinal key, Ordinal window) const {
+    const Ordinal s = find(key, window);
+    if (s >= 0) keys[s] = erased;
+    return s >= 0;
   }
 
   /// Symbolic insert: records the column only.

@@ -178,6 +178,16 @@ KOKKOS_INLINE_FUNCTION typename Views::ordinal_type insert_row_strided(const Vie
   return inserted;
 }
 
+/// A column of a binned complemented mask's row (MultiplyViews::mask_hits) against a row's finished tables: 1 where
+/// the row holds it, and Erase takes it out of the tables (numeric: C's row never holds it), else 0.
+template <bool Erase, class Ordinal, class Table, class Level2>
+KOKKOS_INLINE_FUNCTION std::int64_t mask_column_in_tables(const Ordinal col, const Table& l1, const Ordinal l1_window,
+                                                          const Level2& l2) {
+  if (Erase ? l1.erase(col, l1_window) : l1.find(col, l1_window) >= 0) return 1;
+  if (l2.keys == nullptr) return 0;
+  return (Erase ? l2.erase(col, l2.capacity()) : l2.find(col, l2.capacity()) >= 0) ? 1 : 0;
+}
+
 /// Bins of thread rows one launch may hold (GPU bins 2 to 7; their tables differ, their team shape does not).
 constexpr int thread_rows_max_bins = 8;
 
@@ -331,6 +341,27 @@ struct ThreadRowsKernel {
       if (team_first + t >= rows) return;
       const Ordinal row = perm(first + team_first + t);
       const Ordinal* my_keys = keys + t * entries;
+      if (v.binned_mask()) {
+        // Symbolic: the mask's columns the row holds, counted; numeric: erased (the vector loop's end orders the
+        // erasures before the writes below).
+        const Table table{keys + t * entries, nullptr, entries - 1};
+        const auto m_begin = v.mask_rows(row);
+        const Ordinal m_len = static_cast<Ordinal>(v.mask_rows(row + 1) - m_begin);
+        if constexpr (Numeric) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, m_len), [&](const Ordinal j) {
+            mask_column_in_tables<true>(v.mask_cols(m_begin + j), table, entries, Table());
+          });
+        } else {
+          std::int64_t hits = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, m_len),
+              [&](const Ordinal j, std::int64_t& h) {
+                h += mask_column_in_tables<false>(v.mask_cols(m_begin + j), table, entries, Table());
+              },
+              hits);
+          Kokkos::single(Kokkos::PerThread(team), [&]() { v.mask_hits(row) = static_cast<Ordinal>(hits); });
+        }
+      }
       if constexpr (!Numeric) {
         if (!bin.lanes_over_a) return;  // counted on insertion
         std::int64_t count = 0;
@@ -348,14 +379,14 @@ struct ThreadRowsKernel {
         const CompactRow<Ordinal> out{compact + t * rank_slots, compact_slots + t * rank_slots,
                                       static_cast<std::int64_t>(v.c_rows(row + 1) - v.c_rows(row))};
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
-          if (my_keys[s] != Table::empty) out.gather(my_keys[s], s, &counters[t]);
+          if (my_keys[s] >= 0) out.gather(my_keys[s], s, &counters[t]);
         });
       } else {
         const auto c_begin = v.c_rows(row);
         const Scalar* my_values = values + t * entries;
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, entries), [&](const Ordinal s) {
           const Ordinal key = my_keys[s];
-          if (key != Table::empty) {
+          if (key >= 0) {
             const auto pos = c_begin + fetch_add<atomic>(&counters[t], Ordinal(1));
             v.c_cols(pos) = key;
             v.c_vals(pos) = my_values[s];
@@ -564,7 +595,7 @@ struct TeamRowKernel {
 
   KOKKOS_INLINE_FUNCTION bool needs_level2(const Ordinal row) const {
     if (ManyBins || l2_entries == 0) return false;
-    const std::int64_t size = Numeric ? static_cast<std::int64_t>(v.c_rows(row + 1) - v.c_rows(row)) : v.row_bound(row);
+    const std::int64_t size = Numeric ? v.product_row_size(row) : v.row_bound(row);
     return 2 * size > l1_entries;
   }
 
@@ -637,19 +668,27 @@ struct TeamRowKernel {
             [&](const Ordinal s, std::int64_t& c) { c += l2.keys[s] != Table::empty; }, count2);
         count += count2;
       }
-      Kokkos::single(Kokkos::PerTeam(team), [&]() { v.row_sizes(row) = count; });
+      const std::int64_t hits = mask_hits_in_tables<false>(team, row, l1, window, l2);
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        v.row_sizes(row) = count;
+        if (v.binned_mask()) v.mask_hits(row) = static_cast<Ordinal>(hits);
+      });
     } else if (v.known_columns) {
       const auto c_begin = v.c_rows(row);
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, v.c_rows(row + 1) - c_begin), [&](const Ordinal j) {
         v.c_vals(c_begin + j) = v.gathered(l1, window, l2, v.c_cols(c_begin + j));
       });
     } else {
+      if (v.binned_mask()) {
+        mask_hits_in_tables<true>(team, row, l1, window, l2);
+        team.team_barrier();
+      }
       const auto c_begin = v.c_rows(row);
       const std::int64_t n = v.c_rows(row + 1) - c_begin;
       if (ranks > 0 && !spill && n <= ranks) {
         const CompactRow<Ordinal> out{compact, compact + ranks, n};
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, l1_slots), [&](const Ordinal s) {
-          if (keys[s] != Table::empty) out.gather(keys[s], s, cursor);
+          if (keys[s] >= 0) out.gather(keys[s], s, cursor);
         });
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n),
@@ -659,7 +698,7 @@ struct TeamRowKernel {
       auto extract = [&](const auto& table) {
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, table.capacity()), [&](const Ordinal s) {
           const Ordinal key = table.keys[s];
-          if (key != Table::empty) {
+          if (key >= 0) {
             const auto pos = c_begin + fetch_add<gpu>(cursor, Ordinal(1));
             v.c_cols(pos) = key;
             v.c_vals(pos) = table.values[s];
@@ -699,6 +738,15 @@ struct TeamRowKernel {
         sort_row_sequential(v.c_cols.data() + c_begin, v.c_vals.data() + c_begin, n);
       }
     }
+  }
+
+  /// A binned complemented mask's row against the row's finished tables, split over the team: how many of its
+  /// columns they hold, which Erase takes out of them. 0 without such a mask.
+  template <bool Erase>
+  KOKKOS_INLINE_FUNCTION std::int64_t mask_hits_in_tables(const Member& team, const Ordinal row, const Table& l1,
+                                                          const Ordinal window, const Level2& l2) const {
+    return v.over_mask_row(team, row,
+                           [&](const Ordinal col) { return mask_column_in_tables<Erase>(col, l1, window, l2); });
   }
 
   /// Adds the products of A's row `row` into l1 (level 2 where l1's window is full), split over the team: with
@@ -795,7 +843,15 @@ struct TeamRowKernel {
     Kokkos::parallel_reduce(
         Kokkos::TeamVectorRange(team, n_words), [&](const Ordinal w, std::int64_t& c) { c += popcount_u64(words[w]); },
         count);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { v.row_sizes(row) = count; });
+    const std::int64_t hits = v.over_mask_row(team, row, [&](const Ordinal col) {
+      if (col < lo || col > hi) return 0u;
+      const Ordinal d = col - lo;
+      return (words[d >> 5] >> (d & 31)) & 1u;
+    });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      v.row_sizes(row) = count;
+      if (v.binned_mask()) v.mask_hits(row) = static_cast<Ordinal>(hits);
+    });
     return true;
   }
 };

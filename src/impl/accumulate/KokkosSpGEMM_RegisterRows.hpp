@@ -54,6 +54,11 @@ struct RegisterMergeCountKernel {
     }
     std::int64_t count = 0;
     bool disordered = false;
+    // A binned complemented mask's row (MultiplyViews::mask_hits), walked beside the merge: its columns met.
+    const bool masked = v.binned_mask();
+    auto m_pos = masked ? v.mask_rows(row) : 0;
+    const auto m_end = masked ? v.mask_rows(row + 1) : 0;
+    Ordinal hits = 0;
     while (true) {
       Ordinal col = head[0];
       KOKKOSSPGEMM_UNROLL
@@ -69,8 +74,13 @@ struct RegisterMergeCountKernel {
         }
       }
       ++count;
+      if (masked) {
+        while (m_pos < m_end && v.mask_cols(m_pos) < col) ++m_pos;
+        hits += m_pos < m_end && v.mask_cols(m_pos) == col;
+      }
     }
     v.row_sizes(row) = count;
+    if (masked) v.mask_hits(row) = hits;
     // Every such row writes the same mark, and one that sees it set writes nothing: no queue of atomics on one
     // address when all of B is out of order.
     if (disordered && v.b_disorder(0) == 0) v.b_disorder(0) = 1;
@@ -165,6 +175,20 @@ struct RegisterAccumulateKernel {
           vals[j + 1] = x;
         }
       }
+    }
+    if (v.binned_mask()) {  // a complemented mask's columns left out
+      std::int64_t o = 0;
+      KOKKOSSPGEMM_UNROLL
+      for (int j = 0; j < Slots; ++j) {
+        if (j < n && !v.in_mask_row(row, cols[j])) {
+          if (o < length) {
+            v.c_cols(out + o) = cols[j];
+            v.c_vals(out + o) = vals[j];
+          }
+          ++o;
+        }
+      }
+      return;
     }
     KOKKOSSPGEMM_UNROLL
     for (int j = 0; j < Slots; ++j) {

@@ -23,7 +23,16 @@ struct SingleEntryRowsKernel {
     const Ordinal row = perm(first + r);
     if constexpr (!Numeric) {
       v.row_sizes(row) = 1;
+      if (v.binned_mask()) {  // the row's one column: that of its first product
+        for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {
+          const Ordinal k = v.a_cols(e);
+          if (v.b_rows(k + 1) == v.b_rows(k)) continue;
+          v.mask_hits(row) = v.in_mask_row(row, v.b_cols(v.b_rows(k))) ? 1 : 0;
+          break;
+        }
+      }
     } else {
+      if (v.c_rows(row + 1) == v.c_rows(row)) return;  // a complemented mask took its column out
       Scalar sum = Scalar();
       Ordinal col = 0;
       for (auto e = v.a_rows(row); e < v.a_rows(row + 1); ++e) {

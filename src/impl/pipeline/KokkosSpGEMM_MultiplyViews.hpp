@@ -64,6 +64,10 @@ struct MultiplyViews {
   /// mask_cols[mask_rows(i), mask_rows(i + 1)) out of C (MaskedSpGEMM.hpp's one-shot C⟨¬M⟩).
   Kokkos::View<const typename CMatrix::row_map_type::non_const_value_type*, typename CMatrix::memory_space> mask_rows;
   Kokkos::View<const typename CMatrix::entries_type::non_const_value_type*, typename CMatrix::memory_space> mask_cols;
+  /// The binned rows' complemented mask (set with mask_rows; empty: none, or the CPU dense rows take the mask):
+  /// the symbolic kernels write here how many of M's row's columns each row of A·B holds, row_sizes keeping A·B's
+  /// sizes (which bin the rows and size their tables), and the numeric kernels leave those columns out of C.
+  Kokkos::View<ordinal_type*, memory_space> mask_hits;
 
   /// The accumulated value of C's column col, or a recorded miss (zero) when the table lacks it.
   template <class Table, class Level2>
@@ -107,6 +111,42 @@ struct MultiplyViews {
   template <class AOffset>
   KOKKOS_INLINE_FUNCTION scalar_type a_value(ordinal_type i, AOffset e) const {
     return a_values.value(a_vals, i, e);
+  }
+
+  KOKKOS_INLINE_FUNCTION bool binned_mask() const { return mask_hits.data() != nullptr; }
+
+  /// Whether column col is in row i of the complemented mask (binned_mask(); its rows are sorted without repeats).
+  KOKKOS_INLINE_FUNCTION bool in_mask_row(ordinal_type i, ordinal_type col) const {
+    auto lo = mask_rows(i), hi = mask_rows(i + 1);
+    while (lo < hi) {
+      const auto mid = lo + (hi - lo) / 2;
+      if (mask_cols(mid) < col) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo < mask_rows(i + 1) && mask_cols(lo) == col;
+  }
+
+  /// The sum of f(column) over row i of a binned complemented mask, its columns split over the team's threads and
+  /// lanes; 0 without such a mask.
+  template <class Member, class F>
+  KOKKOS_INLINE_FUNCTION std::int64_t over_mask_row(const Member& team, ordinal_type i, const F& f) const {
+    std::int64_t sum = 0;
+    if (!binned_mask()) return sum;
+    const auto begin = mask_rows(i);
+    Kokkos::parallel_reduce(
+        Kokkos::TeamVectorRange(team, static_cast<ordinal_type>(mask_rows(i + 1) - begin)),
+        [&](const ordinal_type j, std::int64_t& s) { s += f(mask_cols(begin + j)); }, sum);
+    return sum;
+  }
+
+  /// The numeric phase's count of row i's distinct columns in A·B: C's row, and under a binned mask the columns
+  /// the mask takes out of it.
+  KOKKOS_INLINE_FUNCTION std::int64_t product_row_size(ordinal_type i) const {
+    const std::int64_t c = static_cast<std::int64_t>(c_rows(i + 1) - c_rows(i));
+    return binned_mask() ? c + mask_hits(i) : c;
   }
 
   /// Upper bound of the size of row i of C.

@@ -170,6 +170,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   MultiplyViews<AMatrix, BMatrix, CMatrix, AValues> v(a, b, out, values);
   v.mask_rows = st.complement_rows;
   v.mask_cols = st.complement_cols;
+  v.mask_hits = st.complement_hits;
   v.unit_b = st.b_one_entry_rows;
   v.known_columns = known;
   st.written_columns = nullptr;  // until this call succeeds

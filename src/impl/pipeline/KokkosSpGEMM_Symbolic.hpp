@@ -46,6 +46,17 @@ struct ProductBinMask {
   bool product[num_row_bins] = {};
 };
 
+/// C's row sizes from the symbolic kernels' counts: A·B's, less the columns of a binned complemented mask each row
+/// holds (MultiplyViews::mask_hits; empty: none).
+template <class Sizes, class Hits>
+struct RowSizesOfC {
+  Sizes sizes;
+  Hits hits;
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(std::int64_t i) const {
+    return hits.data() == nullptr ? sizes(i) : sizes(i) - static_cast<std::int64_t>(hits(i));
+  }
+};
+
 /// Exact row sizes for the numeric binning; rows of product-kernel bins count as empty there (bin 0: no work).
 template <class Views>
 struct ExactSize {
@@ -291,6 +302,12 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   }
   v.row_products = products;
   v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
+  if (!in_order && st.complement_rows.extent(0) > 0) {
+    // Zeros: rows that no kernel counts (no products) hold none of the mask's columns.
+    st.complement_hits = decltype(st.complement_hits)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::mask_hits"),
+                                                      static_cast<std::size_t>(rows));
+    v.mask_hits = st.complement_hits;
+  }
   const std::int64_t bitmap_words = (static_cast<std::int64_t>(b.num_cols()) + 63) / 64;
   const BinConfig dense_rows = in_order ? configure_dense_rows(rows, bitmap_words, b.num_cols()) : BinConfig();
   const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
@@ -363,15 +380,17 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   // C's row map and nnz(C) in one scan (its total). Offsets past the offset type are written truncated; the phase
   // then empties C and throws, so that C is never handed on with them.
   std::int64_t nnz = 0;
-  const auto sizes = v.row_sizes;
+  // C's row sizes: A·B's, less the columns a binned complemented mask takes out.
+  const RowSizesOfC<decltype(v.row_sizes), decltype(v.mask_hits)> sizes{v.row_sizes, v.mask_hits};
   const Settings& options = st.settings;
   // Where wide rows take the bitmap, merging loses to it: the bitmap emits its columns sorted for free, with no
   // rounds. B too wide for the bitmap (uniform 10^6 columns) still merges.
   const bool bitmap_rows = bitmap_serves<ExecSpace>(
       options, b.num_cols(), team_row_max_team_size * BackendTraits<ExecSpace>::max_vector_length,
       scratch_budget<ExecSpace>(options));
+  // Not under a binned complemented mask: the merge kernels write every column of A·B.
   const bool auto_merge = options.algorithm == Algorithm::Auto && BackendTraits<ExecSpace>::is_gpu && options.sorted &&
-                          !options.deterministic && !bitmap_rows;
+                          !options.deterministic && !bitmap_rows && !v.binned_mask();
   // nnz(C) stays on the device and comes back with the numeric bins' counts (a wait less), unless something reads
   // it before them: the register merge's verdict on B's order, Auto's choice of merged bins.
   const bool nnz_carried = carries && v.b_disorder.data() == nullptr && !auto_merge;
