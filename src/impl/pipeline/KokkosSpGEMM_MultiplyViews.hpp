@@ -3,6 +3,7 @@
 #define KOKKOSSPGEMM_MULTIPLYVIEWS_HPP
 
 #include <impl/pipeline/KokkosSpGEMM_AValues.hpp>
+#include <impl/pipeline/KokkosSpGEMM_WorkRanges.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -117,16 +118,9 @@ struct MultiplyViews {
 
   /// Whether column col is in row i of the complemented mask (binned_mask(); its rows are sorted without repeats).
   KOKKOS_INLINE_FUNCTION bool in_mask_row(ordinal_type i, ordinal_type col) const {
-    auto lo = mask_rows(i), hi = mask_rows(i + 1);
-    while (lo < hi) {
-      const auto mid = lo + (hi - lo) / 2;
-      if (mask_cols(mid) < col) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo < mask_rows(i + 1) && mask_cols(lo) == col;
+    const std::int64_t end = mask_rows(i + 1);
+    const std::int64_t p = sorted_lower_bound(mask_cols, mask_rows(i), end, col);
+    return p < end && mask_cols(p) == col;
   }
 
   /// The sum of f(column) over row i of a binned complemented mask, its columns split over the team's threads and
