@@ -221,8 +221,9 @@ struct TeamBitmapKernel {
     team.team_barrier();
 
     // A binned complemented mask's row (MultiplyViews::mask_hits): its columns set, counted (symbolic) or taken
-    // out, their sums cleared for the team's next row (numeric).
-    const std::int64_t hits = v.over_mask_row(team, row, [&](const Ordinal col) {
+    // out, their sums cleared for the team's next row (numeric; only where the symbolic pass counted some).
+    const bool masked = Numeric ? v.erases_in_row(row) : v.binned_mask();
+    const std::int64_t hits = !masked ? 0 : v.over_mask_row(team, row, [&](const Ordinal col) {
       const Word bit = Word(1) << (col % word_bits);
       if ((bits[col / word_bits] & bit) == 0) return 0;
       if constexpr (Numeric) {
@@ -235,7 +236,7 @@ struct TeamBitmapKernel {
       }
       return 1;
     });
-    if (v.binned_mask()) team.team_barrier();
+    if (masked) team.team_barrier();
     if constexpr (!Numeric) {
       std::int64_t count = 0;
       Kokkos::parallel_reduce(

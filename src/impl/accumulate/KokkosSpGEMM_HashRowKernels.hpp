@@ -341,7 +341,7 @@ struct ThreadRowsKernel {
       if (team_first + t >= rows) return;
       const Ordinal row = perm(first + team_first + t);
       const Ordinal* my_keys = keys + t * entries;
-      if (v.binned_mask()) {
+      if (Numeric ? v.erases_in_row(row) : v.binned_mask()) {
         // Symbolic: the mask's columns the row holds, counted; numeric: erased (the vector loop's end orders the
         // erasures before the writes below).
         const Table table{keys + t * entries, nullptr, entries - 1};
@@ -679,7 +679,7 @@ struct TeamRowKernel {
         v.c_vals(c_begin + j) = v.gathered(l1, window, l2, v.c_cols(c_begin + j));
       });
     } else {
-      if (v.binned_mask()) {
+      if (v.erases_in_row(row)) {
         mask_hits_in_tables<true>(team, row, l1, window, l2);
         team.team_barrier();
       }

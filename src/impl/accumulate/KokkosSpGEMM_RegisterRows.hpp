@@ -176,7 +176,7 @@ struct RegisterAccumulateKernel {
         }
       }
     }
-    if (v.binned_mask()) {  // a complemented mask's columns left out
+    if (v.erases_in_row(row)) {  // a complemented mask's columns left out
       std::int64_t o = 0;
       KOKKOSSPGEMM_UNROLL
       for (int j = 0; j < Slots; ++j) {

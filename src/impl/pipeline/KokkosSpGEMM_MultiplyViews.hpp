@@ -116,6 +116,10 @@ struct MultiplyViews {
 
   KOKKOS_INLINE_FUNCTION bool binned_mask() const { return mask_hits.data() != nullptr; }
 
+  /// Whether the numeric pass must take a binned complemented mask's columns out of row i: only where the symbolic
+  /// pass counted some in A·B's row (elsewhere C's row is A·B's, and the mask's row is not read again).
+  KOKKOS_INLINE_FUNCTION bool erases_in_row(ordinal_type i) const { return binned_mask() && mask_hits(i) > 0; }
+
   /// Whether column col is in row i of the complemented mask (binned_mask(); its rows are sorted without repeats).
   KOKKOS_INLINE_FUNCTION bool in_mask_row(ordinal_type i, ordinal_type col) const {
     const std::int64_t end = mask_rows(i + 1);
