@@ -628,9 +628,7 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
     if constexpr (std::is_same<typename MMatrix::row_map_type::non_const_value_type, Offset>::value &&
                   std::is_same<typename MMatrix::memory_space, typename ExecSpace::memory_space>::value) {
       const bool dense = Impl::dense_accumulator_for<ExecSpace>(st.settings, b.num_cols());
-      // Not yet on GPUs, where the binned rows' mask has not run (docs/performance.md, v69): they keep the filter.
-      const bool binned = !BackendTraits<ExecSpace>::is_gpu &&
-                          (st.settings.algorithm == Algorithm::Auto || st.settings.algorithm == Algorithm::Hash) &&
+      const bool binned = (st.settings.algorithm == Algorithm::Auto || st.settings.algorithm == Algorithm::Hash) &&
                           !st.settings.deterministic;
       if ((dense || binned) && st.settings.memory_budget_bytes == 0 &&
           Impl::masked_operand_shapes("masked_spgemm", a, b, m)) {
