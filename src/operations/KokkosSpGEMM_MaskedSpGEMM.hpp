@@ -171,10 +171,13 @@ std::int64_t row_map_from_sizes(const ExecSpace& exec, const char* function, con
 /// when vals has M's entries, values; C gets entries and values of nnz(C).
 template <class ExecSpace, class MRows, class MCols, class Flags, class Vals, class CMatrix>
 void copy_reached(const ExecSpace& exec, const char* function, const MRows& m_rows, const MCols& m_cols,
-                  const Flags& hit, const Vals& vals, CMatrix& c) {
+                  const Flags& hit, const Vals& vals, CMatrix& c, Workspace<ExecSpace>* ws = nullptr) {
   using Ordinal = typename CMatrix::ordinal_type;
-  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> sizes(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::row_sizes"), c.num_rows());
+  const auto sizes =
+      ws != nullptr
+          ? ws->template take<std::int64_t>("KokkosSpGEMM::Masked::row_sizes", c.num_rows())
+          : Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>(
+                Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::row_sizes"), c.num_rows());
   Kokkos::parallel_for(
       "KokkosSpGEMM::Masked::row_sizes", Range<ExecSpace>(exec, 0, c.num_rows()), KOKKOS_LAMBDA(const Ordinal i) {
         std::int64_t n = 0;
@@ -487,23 +490,28 @@ template <class Semiring, class ExecSpace, class AMatrix, class BMatrix, class M
 void plain_mask_one_pass(const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const MMatrix& m, CMatrix& c,
                          bool deterministic) {
   using Scalar = typename CMatrix::scalar_type;
-  using Space = typename ExecSpace::memory_space;
-  Kokkos::View<Scalar*, Space> vals(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::gathered"), m.nnz());
-  Kokkos::View<unsigned char*, Space> hit(Kokkos::view_alloc(exec, "KokkosSpGEMM::Masked::hit"), m.nnz());
+  using Ordinal = typename CMatrix::ordinal_type;
+  // The temporaries in one block from the library's cache: each on its own cost a device allocation and a free
+  // that waits for the device, more than the walk on small graphs.
+  const std::size_t grains = 4 * sizeof(WorkspaceGrain);
+  Workspace<ExecSpace> ws(exec, grains + static_cast<std::size_t>(m.nnz()) * (sizeof(Scalar) + 1) +
+                                    static_cast<std::size_t>(a.nnz()) * sizeof(Ordinal) +
+                                    static_cast<std::size_t>(a.num_rows()) * sizeof(std::int64_t));
+  const auto vals = ws.template take<Scalar>("KokkosSpGEMM::Masked::gathered", m.nnz());
+  const auto hit = ws.template take_zeroed<unsigned char>("KokkosSpGEMM::Masked::hit", m.nnz());
   const auto m_rows = m.row_map();
   const auto m_cols = m.entries();
   const auto w = semiring_operand<Semiring>(vals);
   Kokkos::deep_copy(exec, w, typename decltype(w)::value_type());
   walk_masked_products(exec, "KokkosSpGEMM::Masked::one_pass", semiring_operand<Semiring>(a),
                        semiring_operand<Semiring>(b), m_rows, m_cols, GatherAction<decltype(w), decltype(hit)>{w, hit},
-                       deterministic);
+                       deterministic, &ws);
   c = CMatrix();
   c.set_dimensions(a.num_rows(), b.num_cols());
   c.set_row_map(
       typename CMatrix::row_map_type(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::C::row_map"),
                                      static_cast<std::size_t>(a.num_rows()) + 1));
-  copy_reached(exec, "masked_spgemm", m_rows, m_cols, hit, vals, c);
+  copy_reached(exec, "masked_spgemm", m_rows, m_cols, hit, vals, c, &ws);
 }
 
 }  // namespace Impl

@@ -13,6 +13,7 @@
 #include <backend/KokkosSpGEMM_BackendTraits.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
 #include <impl/accumulate/KokkosSpGEMM_SemiringValue.hpp>
+#include <impl/memory/KokkosSpGEMM_Workspace.hpp>
 #include <impl/pipeline/KokkosSpGEMM_WorkRanges.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -252,13 +253,16 @@ struct GraphRows {
   }
 };
 
-/// For each entry of A its row (the GPU walk's map from entry to row).
+/// For each entry of A its row (the GPU walk's map from entry to row), taken from ws where given.
 template <class ExecSpace, class AMatrix>
-Kokkos::View<typename AMatrix::ordinal_type*, typename ExecSpace::memory_space> entry_rows_of(const ExecSpace& exec,
-                                                                                              const AMatrix& a) {
+Kokkos::View<typename AMatrix::ordinal_type*, typename ExecSpace::memory_space> entry_rows_of(
+    const ExecSpace& exec, const AMatrix& a, Workspace<ExecSpace>* ws = nullptr) {
   using Ordinal = typename AMatrix::ordinal_type;
-  Kokkos::View<Ordinal*, typename ExecSpace::memory_space> rows(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::entry_rows"), a.nnz());
+  const auto rows =
+      ws != nullptr
+          ? ws->template take<Ordinal>("KokkosSpGEMM::Masked::entry_rows", a.nnz())
+          : Kokkos::View<Ordinal*, typename ExecSpace::memory_space>(
+                Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Masked::entry_rows"), a.nnz());
   const auto a_rows = a.row_map();
   Kokkos::parallel_for(
       "KokkosSpGEMM::Masked::entry_rows", Range<ExecSpace>(exec, 0, a.num_rows()), KOKKOS_LAMBDA(const Ordinal i) {
@@ -280,9 +284,11 @@ void masked_team_shape(const BMatrix& b, int& threads, int& lanes) {
 /// Runs act on every product of A·B whose column is in T's row (T has C's rows), and returns how many there were.
 /// CPUs: rows a thread with a bit a column; GPUs: an entry of A a thread, or
 /// a row a thread where deterministic (no atomics) or where A's rows average 4 entries or fewer and none has 33.
+/// The GPU walk's map from entries to rows comes from ws where given.
 template <class ExecSpace, class AMatrix, class BMatrix, class TRows, class TCols, class Action>
 std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, const AMatrix& a, const BMatrix& b,
-                                  const TRows& t_rows, const TCols& t_cols, const Action& act, bool deterministic) {
+                                  const TRows& t_rows, const TCols& t_cols, const Action& act, bool deterministic,
+                                  Workspace<ExecSpace>* ws = nullptr) {
   using Ops = MaskedOperands<AMatrix, BMatrix, TRows, TCols>;
   const Ops o(a, b, t_rows, t_cols);
   std::int64_t hits = 0;
@@ -337,7 +343,7 @@ std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, cons
     Kokkos::parallel_reduce(label, SerialPolicy(exec, 0, a.num_rows()), Serial{o, act}, hits);
     return hits;
   }
-  const auto entry_rows = entry_rows_of(exec, a);
+  const auto entry_rows = entry_rows_of(exec, a, ws);
   int threads = 1, lanes = 1;
   masked_team_shape<ExecSpace>(b, threads, lanes);
   const std::int64_t league = (static_cast<std::int64_t>(a.nnz()) + threads - 1) / threads;
