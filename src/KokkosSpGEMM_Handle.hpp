@@ -13,6 +13,7 @@
 #include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -79,10 +80,12 @@ class Handle {
     const bool single_use = m_state.single_use;
     const auto complement_rows = m_state.complement_rows;
     const auto complement_cols = m_state.complement_cols;
+    auto check_complement = std::move(m_state.check_complement);
     *this = Handle(options(), tuning());
     m_state.single_use = single_use;
     m_state.complement_rows = complement_rows;
     m_state.complement_cols = complement_cols;
+    m_state.check_complement = std::move(check_complement);
   }
 
   /// The choices made: the bins of each phase with their kernel configurations and pool sizes.
@@ -167,6 +170,10 @@ class Handle {
     Kokkos::View<const Offset*, memory_space> complement_rows;
     Kokkos::View<const Ordinal*, memory_space> complement_cols;
     Kokkos::View<Ordinal*, memory_space> complement_hits;
+    std::shared_ptr<void> complement_hits_block;  // where complement_hits is a block of the temporary cache
+    // Where the caller left the mask unchecked: its full check, which names a flaw (InvalidInput). The GPUs' binned
+    // rows count its flaws on the device with A's and B's instead, and call it only where they found one.
+    std::function<void()> check_complement;
     std::vector<Handle> chunks;             // one analysis per block of rows, when the budget asks for blocks
     std::vector<std::int64_t> chunk_first;  // first row of each block
   };

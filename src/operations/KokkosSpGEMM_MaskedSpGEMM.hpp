@@ -632,7 +632,8 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
     // M as it reads them, as the unmasked product's count checks A (docs/performance.md, v63); a flaw found there is
     // named by the full check. Where the rows are binned (GPUs; CPUs past the dense rows' width) and take the hash
     // family, each symbolic row counts M's columns in its table (C's row is A·B's less them) and each numeric row
-    // erases them before it writes: no A·B either, after one pass that checks the operands.
+    // erases them before it writes: no A·B either, after one pass that checks the operands (on GPUs, the deferred
+    // check of A and B with M's added).
     if constexpr (std::is_same<typename MMatrix::row_map_type::non_const_value_type, Offset>::value &&
                   std::is_same<typename MMatrix::memory_space, typename ExecSpace::memory_space>::value) {
       const bool dense = Impl::dense_accumulator_for<ExecSpace>(st.settings, b.num_cols());
@@ -643,6 +644,16 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
         st.complement_rows = m.matrix.row_map();
         st.complement_cols = m.matrix.entries();
         if (dense) {
+          try {
+            Impl::symbolic_phase(exec, full_handle, a, b, c, false);
+          } catch (const InvalidInput&) {
+            Impl::check_masked_operands(exec, "masked_spgemm", a, b, m);
+            throw;
+          }
+        } else if (BackendTraits<ExecSpace>::is_gpu) {
+          // M's check joins A's and B's on the device, its verdict read with the bins' counts (a pass and a wait
+          // less); the full check runs where that found a flaw, and names it.
+          st.check_complement = [&] { Impl::check_masked_operands(exec, "masked_spgemm", a, b, m); };
           try {
             Impl::symbolic_phase(exec, full_handle, a, b, c, false);
           } catch (const InvalidInput&) {

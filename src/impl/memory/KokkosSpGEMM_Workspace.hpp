@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace KokkosSpGEMM {
@@ -28,6 +29,25 @@ struct WorkspaceGrain {
 /// Bytes a phase's workspace plans for its small pools and bin counts beyond what it knows it needs (the symbolic
 /// phase's row analysis), when no memory budget is set.
 constexpr std::size_t workspace_small_pools_bytes = std::size_t(1) << 18;
+
+/// n elements of T that outlive a phase (a handle keeps them), uninitialised: a block of the temporary cache where
+/// the backend has one, handed back when the last copy of holder goes (no cudaFree, which waits for the device);
+/// else a view of their own.
+template <class T, class ExecSpace>
+Kokkos::View<T*, typename ExecSpace::memory_space> cached_view(const ExecSpace& exec, const char* label, std::size_t n,
+                                                               std::shared_ptr<void>& holder) {
+  if (n > 0) {
+    const std::size_t bytes = n * sizeof(T);
+    if (void* p = BlockCache<ExecSpace>::allocate(exec, bytes, label)) {
+      holder = std::shared_ptr<void>(
+          p, [exec, bytes, label](void* q) { BlockCache<ExecSpace>::release(exec, q, bytes, label); });
+      return Kokkos::View<T*, typename ExecSpace::memory_space>(static_cast<T*>(p), n);
+    }
+  }
+  holder.reset();
+  return Kokkos::View<T*, typename ExecSpace::memory_space>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), n);
+}
 
 template <class ExecSpace>
 class Workspace {

@@ -145,17 +145,35 @@ void check_rows_sorted_unique(const ExecSpace& exec, const char* function, const
                                  "(KokkosSpGEMM::sort_rows sorts them)");
 }
 
+/// What SortedUniqueItems counts: rows and entries that break the CSR rules (bad), and descents within rows (exact
+/// where bad is 0; it may be negative otherwise). Both 0: a well-formed matrix with sorted rows without repeats. A
+/// reduction's value type (+= and the value-initialised zeros).
+struct CsrFlaws {
+  std::uint64_t bad = 0;
+  std::int64_t descents = 0;
+  KOKKOS_INLINE_FUNCTION bool none() const { return bad == 0 && descents == 0; }
+  KOKKOS_INLINE_FUNCTION CsrFlaws& operator+=(const CsrFlaws& o) {
+    bad += o.bad;
+    descents += o.descents;
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile CsrFlaws& o) volatile {
+    bad += o.bad;
+    descents += o.descents;
+  }
+};
+
 /// The items of check_csr_sorted_unique's pass: m's rows, then its entries. bad counts rows whose offsets break the
 /// CSR rules and entries whose column is out of range; descents counts the adjacent entries whose column does not
 /// rise, less those that straddle two rows (at a non-empty row's first entry). Where every row's offsets are right, a
 /// position starts one non-empty row at most, so that descents counts exactly the descents within rows; where some are
 /// wrong, bad decides. Flat over entries: a row a thread mispredicted its loop's end on rows of 1-3 entries
 /// (docs/performance.md, v63).
-template <class Matrix>
+template <class RowMap, class Cols>
 struct SortedUniqueItems {
-  using Ordinal = typename Matrix::ordinal_type;
-  typename Matrix::row_map_type::const_type row_map;
-  typename Matrix::entries_type::const_type cols;
+  using Ordinal = std::remove_const_t<typename Cols::value_type>;
+  RowMap row_map;
+  Cols cols;
   Ordinal rows = 0, num_cols = 0;
   std::int64_t nnz = 0;
 
@@ -172,7 +190,7 @@ struct SortedUniqueItems {
   /// Work item w: its rows, then its entries, each loop without a branch an item (a row costs several entries, so
   /// that items of rows alone would leave one thread most of the pass). The counts in locals: the reduction's own
   /// places may alias the views' data, which the compiler would then store and reload an item.
-  KOKKOS_INLINE_FUNCTION void count(const std::int64_t w, std::uint64_t& bad_out, std::int64_t& descents_out) const {
+  KOKKOS_INLINE_FUNCTION void count(const std::int64_t w, CsrFlaws& flaws) const {
     using Unsigned = std::make_unsigned_t<Ordinal>;
     std::uint64_t bad = 0;
     std::int64_t descents = 0;
@@ -199,10 +217,25 @@ struct SortedUniqueItems {
       bad += static_cast<Unsigned>(c[e]) >= static_cast<Unsigned>(num_cols) ? 1 : 0;
       descents += c[e] <= c[e - 1] ? 1 : 0;
     }
-    bad_out += bad;
-    descents_out += descents;
+    flaws.bad += bad;
+    flaws.descents += descents;
   }
 };
+
+/// SortedUniqueItems' pass over a matrix's row map and columns (rows > 0, row_map of rows + 1 offsets), counted
+/// into flaws: a CsrFlaws (a wait), or a view of one on the device (none: the count stays queued on exec).
+template <class ExecSpace, class RowMap, class Cols, class Ordinal, class Result>
+void count_sorted_unique_flaws(const ExecSpace& exec, const RowMap& row_map, const Cols& cols, const Ordinal rows,
+                               const Ordinal num_cols, Result&& flaws) {
+  constexpr std::int64_t block = BackendTraits<ExecSpace>::flat_items_per_work_item;
+  const std::int64_t nnz = static_cast<std::int64_t>(cols.extent(0));
+  const std::int64_t size = static_cast<std::int64_t>(rows) + nnz;
+  const SortedUniqueItems<typename RowMap::const_type, typename Cols::const_type> items{
+      row_map, cols, rows, num_cols, nnz, (size + block - 1) / block};
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::InputChecks::csr_sorted_unique", Impl::Range<ExecSpace>(exec, 0, items.items),
+      KOKKOS_LAMBDA(const std::int64_t w, CsrFlaws& f) { items.count(w, f); }, flaws);
+}
 
 /// check_csr and check_rows_sorted_unique in one flat pass over m's rows and entries and one wait where m is well
 /// formed with sorted rows (a mask, a graph); the separate checks, which name the problem, run only when the pass
@@ -212,26 +245,18 @@ void check_csr_sorted_unique(const ExecSpace& exec, const char* function, const 
   using Ordinal = typename Matrix::ordinal_type;
   const Ordinal rows = m.num_rows(), num_cols = m.num_cols();
   const std::size_t nnz = m.entries().extent(0);
-  std::uint64_t bad = 0;
-  std::int64_t descents = 0;
+  CsrFlaws flaws;
   // Without rows, or without a CSR matrix's array shapes, the pass cannot run: the separate checks decide.
   const bool pass = rows > 0 && num_cols >= 0 && m.values().extent(0) == nnz &&
                     m.row_map().extent(0) == static_cast<std::size_t>(rows) + 1;
   if (pass) {
-    constexpr std::int64_t block = BackendTraits<ExecSpace>::flat_items_per_work_item;
-    const std::int64_t size = static_cast<std::int64_t>(rows) + static_cast<std::int64_t>(nnz);
-    const SortedUniqueItems<Matrix> items{
-        m.row_map(), m.entries(), rows, num_cols, static_cast<std::int64_t>(nnz), (size + block - 1) / block};
-    Kokkos::parallel_reduce(
-        "KokkosSpGEMM::InputChecks::csr_sorted_unique", Impl::Range<ExecSpace>(exec, 0, items.items),
-        KOKKOS_LAMBDA(const std::int64_t w, std::uint64_t& b, std::int64_t& d) { items.count(w, b, d); }, bad,
-        descents);
-    if (bad == 0 && descents == 0) return;
+    count_sorted_unique_flaws(exec, m.row_map(), m.entries(), rows, num_cols, flaws);
+    if (flaws.none()) return;
   }
   check_csr(exec, function, name, m);
   check_rows_sorted_unique(exec, function, name, m);
   // Only if m changed between the passes (another stream writing it).
-  KOKKOSSPGEMM_REQUIRE(bad == 0 && descents == 0, InvalidInput, function,
+  KOKKOSSPGEMM_REQUIRE(flaws.none(), InvalidInput, function,
                        name << " is not a well-formed CSR matrix with sorted rows without repeats");
 }
 

@@ -218,18 +218,13 @@ struct BinStarts {
 template <class ExecSpace, class Ordinal>
 void allocate_permutation(const ExecSpace& exec, RowBins<Ordinal, typename ExecSpace::memory_space>& bins,
                           std::int64_t rows, bool from_cache) {
-  const char* label = "KokkosSpGEMM::RowBins::perm";
-  if (from_cache && rows > 0) {
-    const std::size_t bytes = static_cast<std::size_t>(rows) * sizeof(Ordinal);
-    if (void* p = BlockCache<ExecSpace>::allocate(exec, bytes, label)) {
-      bins.perm_block = std::shared_ptr<void>(
-          p, [exec, bytes, label](void* q) { BlockCache<ExecSpace>::release(exec, q, bytes, label); });
-      bins.perm = Kokkos::View<Ordinal*, typename ExecSpace::memory_space>(static_cast<Ordinal*>(p), rows);
-      return;
-    }
+  if (from_cache) {
+    bins.perm =
+        cached_view<Ordinal>(exec, "KokkosSpGEMM::RowBins::perm", static_cast<std::size_t>(rows), bins.perm_block);
+  } else {
+    bins.perm = Kokkos::View<Ordinal*, typename ExecSpace::memory_space>(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::RowBins::perm"), rows);
   }
-  bins.perm = Kokkos::View<Ordinal*, typename ExecSpace::memory_space>(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), rows);
 }
 
 // bin_rows' kernels are named functors, not lambdas: nvcc gives an extended __host__ __device__ lambda in a
@@ -329,7 +324,7 @@ struct BinScatter {
 
 /// Device values that come back to the host with bin_rows' counts, in the same copy and wait: the caller's verdicts
 /// or totals of work queued before the binning (at most carried_max of them).
-constexpr int carried_max = 2;
+constexpr int carried_max = 3;
 
 /// The permutation is the result's own (handles keep it; see allocate_permutation for from_cache); the counts come
 /// from the phase's workspace. With a work measure (work(i) of row i, Work::enabled), the most work of a row in each

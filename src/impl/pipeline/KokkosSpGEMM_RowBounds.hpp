@@ -53,9 +53,9 @@ RowBoundsTotals host_row_bounds(const ExecSpace& exec, const AMatrix& a, const B
 /// a lane reduction costs more than a short row's loop, and lanes pay only where rows are long enough to spread
 /// their gathers (docs/performance.md, v27); a warp's where the rows do not fill the device anyway. A row longer
 /// than row_bounds_lane_steps a lane is left to the end of its team's block, where all the team's threads sum it:
-/// a power-law row walked by a few lanes would be the pass's tail. With bad_operands (the count of a check of A and B
-/// queued before, read later: InputChecks' deferred check), rows get no products where it found any, so that no
-/// index of malformed operands is followed.
+/// a power-law row walked by a few lanes would be the pass's tail. With bad_operands (the counts of checks of A, B
+/// and a mask queued before, read later: InputChecks' deferred check), rows get no products where any is not 0, so
+/// that no index of malformed operands is followed.
 template <class ExecSpace, class AMatrix, class BMatrix, class ProductsView>
 RowBoundsTotals device_row_bounds(
     const ExecSpace& exec, const AMatrix& a, const BMatrix& b, const ProductsView& products, bool totals,
@@ -96,7 +96,9 @@ RowBoundsTotals device_row_bounds(
           team.team_barrier();
           const std::int64_t first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
           const std::int64_t last = first + rows_per_team < rows ? first + rows_per_team : rows;
-          if (bad_operands.extent(0) > 0 && bad_operands(0) != 0) {
+          bool bad = false;
+          for (std::size_t k = 0; k < bad_operands.extent(0); ++k) bad = bad || bad_operands(k) != 0;
+          if (bad) {
             Kokkos::parallel_for(Kokkos::TeamVectorRange(team, first, last),
                                  [&](const std::int64_t i) { products(i) = 0; });
             return;

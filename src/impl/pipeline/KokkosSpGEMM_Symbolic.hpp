@@ -273,20 +273,31 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   // and a pass over A and B's row map for the bounds cost a tenth of A times a tentative prolongator on one thread.
   RowBoundsTotals totals;
   // Device values that come back with a binning's counts: [0] the deferred check's count of bad items of A and B,
-  // [1] nnz(C) from the row map's scan.
-  // Binned rows on GPUs without a memory budget only (under one, the two values would be an allocation of their own).
+  // [1, 2] the flaws of a complemented mask left to this phase (CsrFlaws), [3] nnz(C) from the row map's scan.
+  // Binned rows on GPUs without a memory budget only (under one, the values would be an allocation of their own).
   const bool carries = BackendTraits<ExecSpace>::is_gpu && !in_order && !rmerge && rows > 0 && budget == 0;
-  const auto carried = carries ? workspace.template take<std::uint64_t>("KokkosSpGEMM::Symbolic::carried", 2)
+  const auto carried = carries ? workspace.template take<std::uint64_t>("KokkosSpGEMM::Symbolic::carried", 4)
                                : Kokkos::View<std::uint64_t*, Space>();
-  std::uint64_t carried_host[2] = {0, 0};
+  std::uint64_t carried_host[4] = {0, 0, 0, 0};
   const bool deferred = defer_check && carries;
+  // The mask's check joins the deferred one where its pass can run (rows of A's count, M's offsets as many).
+  const bool mask_deferred =
+      deferred && st.check_complement && st.complement_rows.extent(0) == static_cast<std::size_t>(rows) + 1;
   const Kokkos::View<const std::uint64_t*, Space> verdict =
-      deferred ? Kokkos::subview(carried, Kokkos::make_pair(0, 1)) : Kokkos::View<const std::uint64_t*, Space>();
+      deferred ? Kokkos::subview(carried, Kokkos::make_pair(0, mask_deferred ? 3 : 1))
+               : Kokkos::View<const std::uint64_t*, Space>();
   if (deferred) {
     count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands", OperandItems<AMatrix, BMatrix>(a, b),
                     Kokkos::View<std::uint64_t, Space, Kokkos::MemoryUnmanaged>(carried.data()));
   } else if (defer_check) {
     check_operands(exec, "spgemm_symbolic", a, b);
+  }
+  if (mask_deferred) {
+    count_sorted_unique_flaws(
+        exec, st.complement_rows, st.complement_cols, rows, b.num_cols(),
+        Kokkos::View<CsrFlaws, Space, Kokkos::MemoryUnmanaged>(reinterpret_cast<CsrFlaws*>(carried.data() + 1)));
+  } else if (st.check_complement) {
+    st.check_complement();
   }
   if (in_order) {
     v.count_branches =
@@ -304,8 +315,14 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   v.row_sizes = workspace.template take_zeroed<std::int64_t>("KokkosSpGEMM::Symbolic::row_sizes", rows);
   if (!in_order && st.complement_rows.extent(0) > 0) {
     // Zeros: rows that no kernel counts (no products) hold none of the mask's columns.
-    st.complement_hits = decltype(st.complement_hits)(Kokkos::view_alloc(exec, "KokkosSpGEMM::Symbolic::mask_hits"),
-                                                      static_cast<std::size_t>(rows));
+    // A one-shot's (the only user): from the temporary cache, with no cudaFree (a wait for the device) at its end.
+    st.complement_hits =
+        st.single_use ? cached_view<Ordinal>(exec, "KokkosSpGEMM::Symbolic::mask_hits", static_cast<std::size_t>(rows),
+                                             st.complement_hits_block)
+                      : decltype(st.complement_hits)(
+                            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Symbolic::mask_hits"),
+                            static_cast<std::size_t>(rows));
+    Kokkos::deep_copy(exec, st.complement_hits, Ordinal(0));
     v.mask_hits = st.complement_hits;
   }
   const std::int64_t bitmap_words = (static_cast<std::int64_t>(b.num_cols()) + 63) / 64;
@@ -313,12 +330,14 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const auto bins = in_order ? all_rows_in_one_bin<Ordinal, Space>(rows, dense_rows.bin)
                              : bin_rows(exec, workspace, rows, ProductBound<decltype(v)>{v},
                                         RowProducts<decltype(v)>{v}, st.single_use, verdict, carried_host);
-  // The row bounds skipped every row: check_operands names the problem; should its own pass find none (the operands
-  // changed meanwhile), the call still fails rather than go on with those rows.
-  if (deferred && carried_host[0] != 0) {
+  // The row bounds skipped every row: check_operands (and the mask's check) names the problem; should their own
+  // passes find none (the operands changed meanwhile), the call still fails rather than go on with those rows.
+  if (deferred && (carried_host[0] != 0 || carried_host[1] != 0 || carried_host[2] != 0)) {
     check_operands(exec, "spgemm_symbolic", a, b);
+    if (st.check_complement) st.check_complement();
     KOKKOSSPGEMM_REQUIRE(false, InvalidInput, "spgemm_symbolic",
-                         "A or B is not a well-formed CSR matrix (found by the device's check; it changed while read)");
+                         "A, B or the mask is not a well-formed CSR matrix (found by the device's check; it changed "
+                         "while read)");
   }
   if (!in_order) {
     totals.products = bins.total_work;
@@ -397,12 +416,12 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const auto scan_row_map = [&] {
     if constexpr (BackendTraits<ExecSpace>::is_gpu) {
       if (carries) {
-        const auto total = Kokkos::subview(carried, Kokkos::make_pair(1, 2));
+        const auto total = Kokkos::subview(carried, Kokkos::make_pair(3, 4));
         scan_sizes_to_row_map(exec, workspace, sizes, row_map, rows, total);
         if (nnz_carried) return;
         std::uint64_t back = 0;
         Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&back),
-                          Kokkos::subview(carried, 1));
+                          Kokkos::subview(carried, 3));
         exec.fence();
         nnz = static_cast<std::int64_t>(back);
         return;
@@ -462,11 +481,11 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
     if (product_kernel_for(hash_family.algorithm, 2) != RowKernel::Empty) hash_family.algorithm = Algorithm::Hash;
     st.numeric_bins = bin_rows(
         exec, workspace, rows, ExactSize<decltype(v)>{v, mask}, RowProducts<decltype(v)>{v}, st.single_use,
-        nnz_carried ? Kokkos::View<const std::uint64_t*, Space>(Kokkos::subview(carried, Kokkos::make_pair(1, 2)))
+        nnz_carried ? Kokkos::View<const std::uint64_t*, Space>(Kokkos::subview(carried, Kokkos::make_pair(3, 4)))
                     : Kokkos::View<const std::uint64_t*, Space>(),
-        carried_host + 1);
+        carried_host + 3);
     if (nnz_carried) {
-      nnz = static_cast<std::int64_t>(carried_host[1]);
+      nnz = static_cast<std::int64_t>(carried_host[3]);
       require_fits();
     }
     st.numeric_configs =
