@@ -493,7 +493,7 @@ void plain_mask_one_pass(const ExecSpace& exec, const AMatrix& a, const BMatrix&
   using Ordinal = typename CMatrix::ordinal_type;
   // The temporaries in one block from the library's cache: each on its own cost a device allocation and a free
   // that waits for the device, more than the walk on small graphs.
-  const std::size_t grains = 4 * sizeof(WorkspaceGrain);
+  const std::size_t grains = 5 * sizeof(WorkspaceGrain);
   Workspace<ExecSpace> ws(exec, grains + static_cast<std::size_t>(m.nnz()) * (sizeof(Scalar) + 1) +
                                     static_cast<std::size_t>(a.nnz()) * sizeof(Ordinal) +
                                     static_cast<std::size_t>(a.num_rows()) * sizeof(std::int64_t));
@@ -505,7 +505,7 @@ void plain_mask_one_pass(const ExecSpace& exec, const AMatrix& a, const BMatrix&
   Kokkos::deep_copy(exec, w, typename decltype(w)::value_type());
   walk_masked_products(exec, "KokkosSpGEMM::Masked::one_pass", semiring_operand<Semiring>(a),
                        semiring_operand<Semiring>(b), m_rows, m_cols, GatherAction<decltype(w), decltype(hit)>{w, hit},
-                       deterministic, &ws);
+                       deterministic, &ws, false);
   c = CMatrix();
   c.set_dimensions(a.num_rows(), b.num_cols());
   c.set_row_map(

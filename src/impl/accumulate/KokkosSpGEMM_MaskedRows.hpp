@@ -284,11 +284,12 @@ void masked_team_shape(const BMatrix& b, int& threads, int& lanes) {
 /// Runs act on every product of A·B whose column is in T's row (T has C's rows), and returns how many there were.
 /// CPUs: rows a thread with a bit a column; GPUs: an entry of A a thread, or
 /// a row a thread where deterministic (no atomics) or where A's rows average 4 entries or fewer and none has 33.
-/// The GPU walk's map from entries to rows comes from ws where given.
+/// The GPU walk's map from entries to rows comes from ws where given. With count false and ws (a caller that reads
+/// only what act wrote), GPUs count into ws instead, without a wait for the device, and -1 comes back.
 template <class ExecSpace, class AMatrix, class BMatrix, class TRows, class TCols, class Action>
 std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, const AMatrix& a, const BMatrix& b,
                                   const TRows& t_rows, const TCols& t_cols, const Action& act, bool deterministic,
-                                  Workspace<ExecSpace>* ws = nullptr) {
+                                  Workspace<ExecSpace>* ws = nullptr, bool count = true) {
   using Ops = MaskedOperands<AMatrix, BMatrix, TRows, TCols>;
   const Ops o(a, b, t_rows, t_cols);
   std::int64_t hits = 0;
@@ -339,19 +340,26 @@ std::int64_t walk_masked_products(const ExecSpace& exec, const char* label, cons
         Kokkos::Max<std::int64_t>(longest));
     short_rows = longest <= 32;
   }
-  if (deterministic || short_rows) {
-    Kokkos::parallel_reduce(label, SerialPolicy(exec, 0, a.num_rows()), Serial{o, act}, hits);
-    return hits;
-  }
+  // The count where the caller reads it (a wait), else on the device.
+  const auto walk = [&](const auto& policy, const auto& functor) {
+    if (count || ws == nullptr) {
+      Kokkos::parallel_reduce(label, policy, functor, hits);
+      return hits;
+    }
+    const auto on_device = ws->template take<std::int64_t>("KokkosSpGEMM::Masked::hits", 1);
+    Kokkos::parallel_reduce(
+        label, policy, functor,
+        Kokkos::View<std::int64_t, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged>(on_device.data()));
+    return std::int64_t(-1);
+  };
+  if (deterministic || short_rows) return walk(SerialPolicy(exec, 0, a.num_rows()), Serial{o, act});
   const auto entry_rows = entry_rows_of(exec, a, ws);
   int threads = 1, lanes = 1;
   masked_team_shape<ExecSpace>(b, threads, lanes);
   const std::int64_t league = (static_cast<std::int64_t>(a.nnz()) + threads - 1) / threads;
   const MaskedEntriesTeams<ExecSpace, Ops, Action, decltype(entry_rows)> f{o, act, entry_rows,
                                                                            static_cast<std::int64_t>(a.nnz()), threads};
-  const Teams<ExecSpace> policy(exec, league, threads, lanes);
-  Kokkos::parallel_reduce(label, policy, f, hits);
-  return hits;
+  return walk(Teams<ExecSpace>(exec, league, threads, lanes), f);
 }
 
 }  // namespace Impl
