@@ -4,7 +4,9 @@
 // KOKKOS_TOOLS_LIBS (Kokkos 4) or KOKKOS_PROFILE_LIBRARY (Kokkos 3) set to its path; the table goes to the file named
 // by KOKKOSSPGEMM_KERNEL_TIMES, or to stderr. Fenced times include each launch's wait and are not the unfenced
 // run's: compare kernels and counts between binaries, not totals against a benchmark. No Kokkos headers: the tools
-// interface is a C ABI. The last call of each region is also listed in order, event by event (S lines).
+// interface is a C ABI. Each region's calls are also grouped by their sequence of events (a call's shape: the same
+// kernels, copies, fences and allocations in the same order), and each shape is listed once in order with its count
+// and its last call's times (S lines): a benchmark's timed calls show as the shape its repeats share.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -35,11 +37,17 @@ struct Region {
   double start = 0;
   double in_events = 0;  // time of the events within it (nested regions' included)
   std::string sequence;  // its own events in order, with their times
+  std::string shape;     // the same without the times
+};
+
+struct Shape {
+  long count = 0;
+  std::string sequence;  // the last call's
 };
 
 std::map<std::string, Total> events;
 std::map<std::string, Total> regions, region_events;
-std::map<std::string, std::string> last_sequence;
+std::map<std::string, std::map<std::string, Shape>> shapes;
 std::vector<Region> stack;
 std::map<std::uint64_t, Open> open;
 std::uint64_t next_id = 1;
@@ -65,7 +73,9 @@ void close(const std::string& key, double start) {
     stack.back().in_events += us;
     char time[32];
     std::snprintf(time, sizeof(time), " %.1f", us);
-    stack.back().sequence += "\n    " + key.substr(key.find(" | ") + 3) + time;
+    const std::string event = "\n    " + key.substr(key.find(" | ") + 3);
+    stack.back().sequence += event + time;
+    stack.back().shape += event;
   }
 }
 
@@ -100,8 +110,12 @@ void kokkosp_finalize_library() {
   for (const auto& [name, t] : events) {
     std::fprintf(out, "E %s | %ld | %.1f | %.2f\n", name.c_str(), t.count, t.us, t.count > 0 ? t.us / t.count : 0.0);
   }
-  std::fprintf(out, "# the last call of each region: S path, then its own events in order (kind name us)\n");
-  for (const auto& [name, seq] : last_sequence) std::fprintf(out, "S %s%s\n", name.c_str(), seq.c_str());
+  std::fprintf(out, "# each region's call shapes: S path [calls], then the last such call's events in order (us)\n");
+  for (const auto& [name, by_shape] : shapes) {
+    for (const auto& [shape, sh] : by_shape) {
+      std::fprintf(out, "S %s [%ld]%s\n", name.c_str(), sh.count, sh.sequence.c_str());
+    }
+  }
   if (out != stderr) std::fclose(out);
 }
 
@@ -131,13 +145,17 @@ void kokkosp_end_deep_copy() { close(copy.key, copy.start); }
 
 void kokkosp_allocate_data(SpaceHandle space, const char* label, const void*, std::uint64_t) {
   ++events[path() + " | alloc " + space.name + " " + label].count;
-  if (!stack.empty()) stack.back().sequence += std::string("\n    alloc ") + space.name + " " + label;
+  if (!stack.empty()) {
+    const std::string event = std::string("\n    alloc ") + space.name + " " + label;
+    stack.back().sequence += event;
+    stack.back().shape += event;
+  }
 }
 void kokkosp_deallocate_data(SpaceHandle space, const char* label, const void*, std::uint64_t) {
   ++events[path() + " | free " + space.name + " " + label].count;
 }
 
-void kokkosp_push_profile_region(const char* name) { stack.push_back({name, now_us(), 0, {}}); }
+void kokkosp_push_profile_region(const char* name) { stack.push_back({name, now_us(), 0, {}, {}}); }
 void kokkosp_pop_profile_region() {
   if (stack.empty()) return;
   const std::string p = path();
@@ -147,7 +165,9 @@ void kokkosp_pop_profile_region() {
   ++t.count;
   t.us += now_us() - r.start;
   region_events[p].us += r.in_events;
-  last_sequence[p] = r.sequence;
+  Shape& sh = shapes[p][r.shape];
+  ++sh.count;
+  sh.sequence = r.sequence;
   if (!stack.empty()) stack.back().in_events += r.in_events;
 }
 
