@@ -643,17 +643,10 @@ auto masked_spgemm(const ExecSpace& exec, const Mask<MMatrix>& m, const AMatrix&
           Impl::masked_operand_shapes("masked_spgemm", a, b, m)) {
         st.complement_rows = m.matrix.row_map();
         st.complement_cols = m.matrix.entries();
-        if (dense) {
-          try {
-            Impl::symbolic_phase(exec, full_handle, a, b, c, false);
-          } catch (const InvalidInput&) {
-            Impl::check_masked_operands(exec, "masked_spgemm", a, b, m);
-            throw;
-          }
-        } else if (BackendTraits<ExecSpace>::is_gpu) {
-          // M's check joins A's and B's on the device, its verdict read with the bins' counts (a pass and a wait
-          // less); the full check runs where that found a flaw, and names it.
-          st.check_complement = [&] { Impl::check_masked_operands(exec, "masked_spgemm", a, b, m); };
+        if (dense || BackendTraits<ExecSpace>::is_gpu) {
+          // GPUs' binned rows: M's check joins A's and B's on the device, its verdict read with the bins' counts (a
+          // pass and a wait less); the full check runs where that found a flaw, and names it.
+          if (!dense) st.check_complement = [&] { Impl::check_masked_operands(exec, "masked_spgemm", a, b, m); };
           try {
             Impl::symbolic_phase(exec, full_handle, a, b, c, false);
           } catch (const InvalidInput&) {

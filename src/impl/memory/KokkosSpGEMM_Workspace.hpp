@@ -30,13 +30,13 @@ struct WorkspaceGrain {
 /// phase's row analysis), when no memory budget is set.
 constexpr std::size_t workspace_small_pools_bytes = std::size_t(1) << 18;
 
-/// n elements of T that outlive a phase (a handle keeps them), uninitialised: a block of the temporary cache where
-/// the backend has one, handed back when the last copy of holder goes (no cudaFree, which waits for the device);
-/// else a view of their own.
+/// n elements of T that outlive a phase (a handle keeps them), uninitialised: with from_cache, a block of the
+/// temporary cache where the backend has one, handed back when the last copy of holder goes (no cudaFree, which
+/// waits for the device); else a view of their own.
 template <class T, class ExecSpace>
 Kokkos::View<T*, typename ExecSpace::memory_space> cached_view(const ExecSpace& exec, const char* label, std::size_t n,
-                                                               std::shared_ptr<void>& holder) {
-  if (n > 0) {
+                                                               std::shared_ptr<void>& holder, bool from_cache = true) {
+  if (from_cache && n > 0) {
     const std::size_t bytes = n * sizeof(T);
     if (void* p = BlockCache<ExecSpace>::allocate(exec, bytes, label)) {
       holder = std::shared_ptr<void>(

@@ -218,13 +218,8 @@ struct BinStarts {
 template <class ExecSpace, class Ordinal>
 void allocate_permutation(const ExecSpace& exec, RowBins<Ordinal, typename ExecSpace::memory_space>& bins,
                           std::int64_t rows, bool from_cache) {
-  if (from_cache) {
-    bins.perm =
-        cached_view<Ordinal>(exec, "KokkosSpGEMM::RowBins::perm", static_cast<std::size_t>(rows), bins.perm_block);
-  } else {
-    bins.perm = Kokkos::View<Ordinal*, typename ExecSpace::memory_space>(
-        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::RowBins::perm"), rows);
-  }
+  bins.perm = cached_view<Ordinal>(exec, "KokkosSpGEMM::RowBins::perm", static_cast<std::size_t>(rows), bins.perm_block,
+                                   from_cache);
 }
 
 // bin_rows' kernels are named functors, not lambdas: nvcc gives an extended __host__ __device__ lambda in a

@@ -316,12 +316,8 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   if (!in_order && st.complement_rows.extent(0) > 0) {
     // Zeros: rows that no kernel counts (no products) hold none of the mask's columns.
     // A one-shot's (the only user): from the temporary cache, with no cudaFree (a wait for the device) at its end.
-    st.complement_hits =
-        st.single_use ? cached_view<Ordinal>(exec, "KokkosSpGEMM::Symbolic::mask_hits", static_cast<std::size_t>(rows),
-                                             st.complement_hits_block)
-                      : decltype(st.complement_hits)(
-                            Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Symbolic::mask_hits"),
-                            static_cast<std::size_t>(rows));
+    st.complement_hits = cached_view<Ordinal>(exec, "KokkosSpGEMM::Symbolic::mask_hits", static_cast<std::size_t>(rows),
+                                              st.complement_hits_block, st.single_use);
     Kokkos::deep_copy(exec, st.complement_hits, Ordinal(0));
     v.mask_hits = st.complement_hits;
   }
