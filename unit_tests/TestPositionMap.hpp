@@ -100,6 +100,23 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
   const std::string long_d = check_reuse_rounds<Exec>(long_a, long_b, {}, "long row");
   EXPECT_NE(long_d.find("gathered from hash tables"), std::string::npos) << long_d;
   EXPECT_NE(check_reuse_rounds<Exec>(p3d27, p3d27, {}, "p3d27").find("1 B a product"), std::string::npos);
+  {
+    // GPUs: few long rows of C over short rows of B (a coarse level's A*P: 3D 27-point squared, 4,096 rows of up to
+    // 125 entries, times a smoothed prolongator, rows of about 4: ~180 products a lane of 2) whose map cannot also
+    // keep an offset an entry of A within the size of C: a thread a row would leave the device idle, so each row
+    // keeps its team, each thread a run of A's entries (its lanes over the rows of B), its first product from the
+    // team's scan of the runs.
+    const auto p3d27_16 = KokkosSpGEMM::poisson_3d_27pt<double, int, int>(16);
+    const auto coarse = KokkosSpGEMM::reference_spgemm(p3d27_16, p3d27_16);
+    const auto smoothed = KokkosSpGEMM::aggregation_prolongator<double, int, int>(16, 2, true);
+    const std::string d = check_reuse_rounds<Exec>(coarse, smoothed, {}, "(p3d27^2)*P smoothed");
+    EXPECT_NE(d.find("replayed from it"), std::string::npos) << d;
+    EXPECT_EQ(d.find("gathered from hash tables"), std::string::npos) << d;
+    if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
+      EXPECT_NE(d.find("team-row/position-map"), std::string::npos) << d;
+      EXPECT_NE(d.find("runs of A's entries a thread"), std::string::npos) << d;
+    }
+  }
   TestOptions rows, tiles;
   rows.reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
   tiles.reuse_replay = KokkosSpGEMM::ReplayShape::Tiles;

@@ -159,6 +159,9 @@ struct PositionMap {
                         : std::string()) +
            (b.last_bin > b.config.bin ? ", with bins up to " + std::to_string(b.last_bin) : std::string()) +
            (b.shares ? ", equal shares of a row's products" : std::string()) +
+           (b.config.kernel == RowKernel::ReplayTeamRow && entry_offsets.extent(0) == 0
+                ? ", runs of A's entries a thread"
+                : std::string()) +
            (b.in_c       ? ", sums in C\n"
             : b.together ? ", sums in scratch, rows written together\n"
                          : ", sums in scratch\n");

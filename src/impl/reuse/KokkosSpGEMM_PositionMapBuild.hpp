@@ -44,7 +44,7 @@ struct MappedBins {
 constexpr std::int64_t replay_few_rows = 16384;
 
 /// Whether a bin of rows of up to `bound` entries replays with a team per row (else a thread per row); few_rows: C
-/// has fewer than replay_few_rows rows.
+/// has fewer than replay_few_rows rows, or rows a thread each would leave the device idle (replay_rows_idle_device).
 template <class ExecSpace>
 bool replay_team_rows(std::int64_t bound, bool few_rows, const Settings& options) {
   return BackendTraits<ExecSpace>::is_gpu && !options.deterministic && (bound > 256 || few_rows);
@@ -104,6 +104,17 @@ template <class ExecSpace>
 int replay_lanes(std::int64_t products, std::int64_t a_entries) {
   using Traits = BackendTraits<ExecSpace>;
   return Traits::is_gpu ? half_mean_lanes(products, a_entries, Traits::max_vector_length) : 1;
+}
+
+/// Whether a thread a row would leave most of a GPU idle on long rows: the rows' threads (replay_lanes each) fill
+/// less than half the device while each lane adds 128 or more products one after another (a coarse level's A*P:
+/// 4,096 or 32,768 rows of 500-1,500 products over rows of B of a few entries; bcsstk13's 2,003 rows, 71 products a
+/// lane of 32, replay faster a thread a row; measured: docs/performance.md). Such rows replay as few rows do.
+template <class ExecSpace>
+bool replay_rows_idle_device(const ExecSpace& exec, std::int64_t rows, std::int64_t products, std::int64_t a_entries) {
+  if (!BackendTraits<ExecSpace>::is_gpu || rows <= 0) return false;
+  const std::int64_t lanes = replay_lanes<ExecSpace>(products, a_entries);
+  return 2 * rows * lanes < static_cast<std::int64_t>(exec.concurrency()) && products >= 128 * lanes * rows;
 }
 
 /// Whether a team-row replay of rows of up to `bound` entries keeps its sums in C's values: a row's sums outgrow
@@ -477,17 +488,18 @@ struct MapChoice {
   std::vector<MapChosenBin> chosen;
   std::size_t used = 0;                  // bytes kept, the rows' overhead included
   std::int64_t bytes = 0, products = 0;  // the places' bytes and the mapped products
-  bool offsets = false;                  // some bin replays by entries of A (team rows or tiles)
+  bool offsets = false;                  // entry offsets kept: tiles, or team rows that take them
   MappedBins mask;
 };
 
 /// Bins in order of row length (fewest bytes a product first), each whole or not at all. Places of bins of one
 /// width follow each other without padding (4-byte alignment only where the width grows), so that adjacent bins
-/// can replay as one launch.
+/// can replay as one launch. team_offsets = false: team rows find their entries' offsets themselves
+/// (ReplayTeamRowKernel::by_runs), so that they cost the map no offsets.
 template <class ExecSpace, class Scalar, class Bins, class Totals>
 MapChoice choose_map_bins(const Bins& bins, const Totals& totals, std::size_t overhead, std::size_t limit,
                           std::size_t entry_offset_bytes, bool few_rows, bool tiles, bool fills,
-                          const Settings& options) {
+                          const Settings& options, bool team_offsets = true) {
   constexpr int per_bin = map_totals_per_bin;
   MapChoice c;
   c.used = overhead;
@@ -497,12 +509,13 @@ MapChoice choose_map_bins(const Bins& bins, const Totals& totals, std::size_t ov
     const int width = position_width(row_bin_bound(b));
     const std::int64_t start = c.chosen.empty() || c.chosen.back().width == width ? c.bytes : (c.bytes + 3) / 4 * 4;
     const bool team_row = !tiles && replay_team_rows<ExecSpace>(row_bin_bound(b), few_rows, options);
+    const bool offsets = tiles || (team_row && team_offsets);
     const std::size_t need = static_cast<std::size_t>(start - c.bytes + bin_products * width) +
-                             ((team_row || tiles) && !c.offsets ? entry_offset_bytes : 0) +
+                             (offsets && !c.offsets ? entry_offset_bytes : 0) +
                              (tiles ? tile_record_bytes(bin_products, 16, 1) : 0);  // records of 16-product tiles
     if (c.used + need > limit) continue;
     c.used += need;
-    c.offsets = c.offsets || team_row || tiles;
+    c.offsets = c.offsets || offsets;
     const int scratch_team =
         team_row || tiles ? 0
                           : replay_rows_in_scratch<ExecSpace, Scalar>(row_bin_bound(b), bins.count(b), bin_products,
@@ -518,9 +531,9 @@ MapChoice choose_map_bins(const Bins& bins, const Totals& totals, std::size_t ov
 
 /// The map's launches: a bin each, except that adjacent bins of one width and one kernel join while the run has
 /// fewer than 2^16 rows (a small matrix's bins: launches, not work, bound its replay). Tiles: runs of one width whose
-/// rows follow each other, all in one launch.
+/// rows follow each other, all in one launch. offsets: the map keeps entry offsets (shares need them).
 template <class ExecSpace, class Views, class Map>
-void plan_map_launches(Map& map, const std::vector<MapChosenBin>& chosen, bool few_rows, bool tiles,
+void plan_map_launches(Map& map, const std::vector<MapChosenBin>& chosen, bool few_rows, bool tiles, bool offsets,
                        const Settings& options) {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
@@ -556,8 +569,8 @@ void plan_map_launches(Map& map, const std::vector<MapChosenBin>& chosen, bool f
     mb.config.bin = chosen[i].bin;  // the run's rows start at its first bin's
     mb.last_bin = chosen[j - 1].bin;
     mb.width = chosen[i].width;
-    mb.shares =
-        mb.config.kernel == RowKernel::ReplayTeamRow && replay_by_shares(run_products, run_entries, run_longest_b);
+    mb.shares = offsets && mb.config.kernel == RowKernel::ReplayTeamRow &&
+                replay_by_shares(run_products, run_entries, run_longest_b);
     mb.together = mb.config.kernel == RowKernel::ReplayRows && !mb.in_c &&
                   replay_rows_together<ExecSpace>(
                       run_rows, run_c_entries,
@@ -726,9 +739,13 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   map.bins = bin_rows(exec, workspace, rows, RowLengthOfC<decltype(v.c_rows)>{v.c_rows});
   const auto totals = map_bin_totals(exec, workspace, v, rows);
 
-  bool few_rows = rows < replay_few_rows;
-  std::int64_t all_products = 0;  // over the rows with work, mapped or not
-  for (int b = 1; b < num_row_bins; ++b) all_products += totals[map_totals_per_bin * b];
+  std::int64_t all_products = 0, all_entries = 0;  // over the rows with work, mapped or not
+  for (int b = 1; b < num_row_bins; ++b) {
+    all_products += totals[map_totals_per_bin * b];
+    all_entries += totals[map_totals_per_bin * b + 1];
+  }
+  const bool idle = replay_rows_idle_device(exec, rows, all_products, all_entries);
+  bool few_rows = rows < replay_few_rows || idle;
   const bool fills = replay_rows_fill_device(exec, rows);
   bool tiles = replay_by_tiles<ExecSpace>(options, all_products, rows, fills);
   const std::size_t entry_offset_bytes = v.a_cols.extent(0) * sizeof(std::int32_t);
@@ -745,16 +762,23 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     }
   }
   if (few_rows && options.reuse_replay == ReplayShape::Auto && choice.products < all_products) {
-    // Few rows of C take a team each, which also costs an offset an entry of A: a thread a row needs none.
+    // Few rows of C take a team each, whose entry offsets cost 4 bytes an entry of A: a thread a row needs none.
+    // Where that maps more, rows that a thread each would leave the device idle keep their teams, without offsets
+    // (by_runs; a coarse level's A*P of 4,096 rows took 117 us a thread a row; measured: docs/performance.md).
     MapChoice by_threads = choose_map_bins<ExecSpace, Scalar>(map.bins, totals, overhead, limit, entry_offset_bytes,
                                                               false, false, fills, options);
     if (by_threads.products > choice.products) {
       tiles = false;
-      few_rows = false;
-      choice = std::move(by_threads);
+      if (idle) {
+        choice = choose_map_bins<ExecSpace, Scalar>(map.bins, totals, overhead, limit, entry_offset_bytes, few_rows,
+                                                    false, fills, options, false);
+      } else {
+        few_rows = false;
+        choice = std::move(by_threads);
+      }
     }
   }
-  plan_map_launches<ExecSpace, Views>(map, choice.chosen, few_rows, tiles, options);
+  plan_map_launches<ExecSpace, Views>(map, choice.chosen, few_rows, tiles, choice.offsets, options);
   if (tiles && !map.mapped.empty()) plan_map_tiles(exec, map, choice, limit);
   if (map.mapped.empty()) {
     map = Map();

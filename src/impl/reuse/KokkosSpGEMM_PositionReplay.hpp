@@ -506,11 +506,11 @@ struct ReplayOwnedRowsKernel {
 };
 
 /// One team per row; sums in scratch, or in C's values for rows longer than scratch holds. Shares = false: threads
-/// split A's row (each entry's product offset from the map), vector lanes each row of B. Shares = true (rows of B
-/// of skewed lengths, replay_by_shares): the row's products go to the threads in equal shares, each share's first
-/// entry of A found from the map's entry offsets, and lane l adds products begin + l, begin + l + lanes, ...,
-/// following the entries they fall in: no thread waits on one that met a long row of B, and rows of B shorter than
-/// the lanes leave none idle.
+/// split A's row (each entry's product offset from the map, or, where the map keeps no offsets, by_runs), vector
+/// lanes each row of B. Shares = true (rows of B of skewed lengths, replay_by_shares): the row's products go to the
+/// threads in equal shares, each share's first entry of A found from the map's entry offsets, and lane l adds
+/// products begin + l, begin + l + lanes, ..., following the entries they fall in: no thread waits on one that met
+/// a long row of B, and rows of B shorter than the lanes leave none idle.
 template <class ExecSpace, class Views, class Perm, bool Shares>
 struct ReplayTeamRowKernel {
   using Ordinal = typename Views::ordinal_type;
@@ -526,8 +526,11 @@ struct ReplayTeamRowKernel {
   Ordinal row_entries = 0;
   int lanes = 1;  // the policy's vector length
 
-  std::size_t scratch_bytes() const {
-    return src.in_c ? 64 : static_cast<std::size_t>(row_entries) * sizeof(Scalar) + 64;
+  /// Without entry offsets (by_runs) rows need a slot a thread besides their sums.
+  KOKKOS_INLINE_FUNCTION bool runs() const { return !Shares && src.entry_offsets.data() == nullptr; }
+  std::size_t scratch_bytes(int team_size) const {
+    return (src.in_c ? 0 : static_cast<std::size_t>(row_entries) * sizeof(Scalar)) +
+           (runs() ? static_cast<std::size_t>(team_size) * sizeof(std::int32_t) : 0) + 64;
   }
 
   KOKKOS_INLINE_FUNCTION void by_shares(const Member& team, std::int64_t q, const Ordinal row, Scalar* sums) const {
@@ -568,6 +571,36 @@ struct ReplayTeamRowKernel {
     });
   }
 
+  /// Without the map's entry offsets: each thread takes a run of adjacent entries of A's row, and a scan of the
+  /// runs' products in scratch (`runs`, a slot a thread) gives each run its first product; the thread's offsets then
+  /// follow as it walks the run. The scan is the team's own: Kokkos' team_scan on CUDA assumes one lane a thread.
+  KOKKOS_INLINE_FUNCTION void by_runs(const Member& team, std::int64_t q, const Ordinal row, Scalar* sums,
+                                      std::int32_t* runs) const {
+    const unsigned char* places = src.row(q);
+    const std::int64_t a_begin = static_cast<std::int64_t>(v.a_rows(row));
+    const std::int64_t entries = static_cast<std::int64_t>(v.a_rows(row + 1)) - a_begin;
+    const int rank = team.team_rank(), size = team.team_size();
+    const std::int64_t per = (entries + size - 1) / size;
+    const std::int64_t begin = min_of(entries, per * rank), end = min_of(entries, begin + per);
+    std::int32_t products = 0;  // a row's products fit 32 bits (choose_map_bins)
+    for (std::int64_t e = begin; e < end; ++e) {
+      const Ordinal k = v.a_cols(a_begin + e);
+      products += static_cast<std::int32_t>(v.b_rows(k + 1) - v.b_rows(k));
+    }
+    Kokkos::single(Kokkos::PerThread(team), [&]() { runs[rank] = products; });
+    team.team_barrier();
+    for (int d = 1; d < size; d *= 2) {  // inclusive: runs[r] sums the runs up to r
+      const std::int32_t before = rank >= d ? runs[rank - d] : 0;
+      team.team_barrier();
+      Kokkos::single(Kokkos::PerThread(team), [&]() { runs[rank] += before; });
+      team.team_barrier();
+    }
+    std::int64_t offset = static_cast<std::int64_t>(runs[rank] - products);
+    for (std::int64_t e = begin; e < end; ++e) {
+      offset += replay_entry<atomic>(v, team, row, a_begin + e, places, src.width, offset, sums);
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     if (src.status(2) != 0) return;  // A or B failed the check beside this replay
     const std::int64_t q = first + team.league_rank();
@@ -581,6 +614,10 @@ struct ReplayTeamRowKernel {
     team.team_barrier();
     if constexpr (Shares) {
       by_shares(team, q, row, sums);
+    } else if (runs()) {
+      by_runs(team, q, row, sums,
+              static_cast<std::int32_t*>(team.team_shmem().get_shmem_aligned(
+                  static_cast<std::size_t>(team.team_size()) * sizeof(std::int32_t), 4)));
     } else {
       const unsigned char* places = src.row(q);
       const auto a_begin = v.a_rows(row);
@@ -917,7 +954,11 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
             c.team_size,
             typename Kernel::Policy(exec, 1, 1, c.vector_length).team_size_max(kernel, Kokkos::ParallelForTag()));
         typename Kernel::Policy policy(exec, static_cast<int>(c.rows), team, c.vector_length);
-        policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes()));
+        if (!kernel.src.in_c &&
+            kernel.scratch_bytes(team) > static_cast<std::size_t>(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0))) {
+          kernel.src.in_c = true;  // by_runs' slots would overflow scratch: the sums go to C's row
+        }
+        policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes(team)));
         Kokkos::parallel_for(label, policy, kernel);
       };
       if (mb.shares) {
