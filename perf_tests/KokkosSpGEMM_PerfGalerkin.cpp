@@ -224,7 +224,7 @@ void run_rap(const Case& cs, int repeat, std::vector<Result>& results) {
 /// back with no fence between them (time_median fences around the chain only). Ours: one GalerkinHandle a level (P^T
 /// kept); the peers: two chained reuse calls a level (A*P, then R*(AP)). The last level is checked against the
 /// reference chain.
-void run_loop(const Case& cs, int levels, int repeat, std::vector<Result>& results) {
+void run_loop(const Case& cs, int levels, int repeat, bool lanes_in_c, std::vector<Result>& results) {
   const std::string spec = "gen:p3d7:";
   if (cs.a.rfind(spec, 0) != 0) throw std::runtime_error("a loop case takes gen:p3d7:N, not " + cs.a);
   const Ordinal n = static_cast<Ordinal>(std::stol(cs.a.substr(spec.size())));
@@ -258,16 +258,19 @@ void run_loop(const Case& cs, int levels, int repeat, std::vector<Result>& resul
   std::int64_t products = 0;
   // Ours three times: reuse calls that leave their checks' verdict to the next call (the default), the same with
   // each replay's kernels launched one by one (Tuning::replay_graphs off), then calls that each wait for their own
-  // verdict (Options::synchronous_checks).
-  const std::pair<const char*, int> modes[] = {
+  // verdict (Options::synchronous_checks); with --lanes-in-c also the default with thread rows' lanes summing in C
+  // (Tuning::replay_lanes_in_scratch off).
+  std::vector<std::pair<const char*, int>> modes = {
       {"ours_loop_reuse", 0}, {"ours_loop_reuse_nograph", 1}, {"ours_loop_reuse_sync", 2}};
+  if (lanes_in_c) modes.push_back({"ours_loop_reuse_lanesinc", 3});
   for (const auto& [impl, mode] : modes) {
     std::vector<DeviceMatrix> a(levels + 1);
     a[0] = KokkosSpGEMM::copy_to(exec, a0);
     KokkosSpGEMM::Options options;
     options.synchronous_checks = mode == 2;
     KokkosSpGEMM::Tuning tuning;
-    tuning.replay_graphs = mode == 0;
+    tuning.replay_graphs = mode == 0 || mode == 3;
+    tuning.replay_lanes_in_scratch = mode != 3;
     std::vector<KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset>> h(
         levels,
         KokkosSpGEMM::GalerkinHandle<Exec, Scalar, Ordinal, Offset>(options, KokkosSpGEMM::GalerkinOptions(), tuning));
@@ -281,6 +284,18 @@ void run_loop(const Case& cs, int levels, int repeat, std::vector<Result>& resul
     };
     chain();  // the first reuse calls make the position maps
     const double t = time_median(repeat, chain);
+    // The host's share: from the chain's first call to its last call's return, without a fence (a chain that
+    // waits for the device on the host takes about its whole time here).
+    std::vector<double> issue;
+    for (int k = 0; k < std::max(repeat, 5); ++k) {
+      Kokkos::fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      chain();
+      issue.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    Kokkos::fence();
+    std::printf("  %s %s: the host issues the chain in %.3f ms (median of %zu) of its %.3f ms\n", cs.name.c_str(), impl,
+                1e3 * median(issue), issue.size(), 1e3 * t);
     std::size_t kept = 0;
     std::string check = checked(a[levels], true);
     try {
@@ -392,7 +407,7 @@ int main(int argc, char* argv[]) {
   if (!parse_perf_args(argc, argv, "perf_galerkin.csv", args)) return 2;
   return run_suite(cases_or_inputs(args, suite(args.quick)), args, [&](const Case& c, std::vector<Result>& results) {
     if (c.p.rfind("loop:", 0) == 0) {
-      run_loop(c, std::stoi(c.p.substr(5)), args.repeat, results);
+      run_loop(c, std::stoi(c.p.substr(5)), args.repeat, args.lanesinc, results);
     } else if (c.p.empty()) {
       run_ata(c, args.repeat, results);
     } else {

@@ -301,6 +301,7 @@ struct PerfArgs {
   bool widehash = false;       ///< also ours with level-2 hash tables for rows past scratch (WideRows::Hash)
   bool onequeue = false;       ///< also ours with every launch of a phase on its instance (Tuning::launch_queues 1)
   bool nograph = false;        ///< also ours launching each replay kernel (Tuning::replay_graphs off)
+  bool lanesinc = false;       ///< also ours with thread rows' lanes summing in C (Tuning::replay_lanes_in_scratch off)
   bool ours_only = false;      ///< no peers: two builds of ours compared in one call (PerfSpGEMM)
   int repeat = 5;
   std::size_t copy_probe_bytes = 0;  ///< bytes of the copy-rate probe's buffers (0: by --quick)
@@ -338,6 +339,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.onequeue = true;
     } else if (k == "--nograph") {
       args.nograph = true;
+    } else if (k == "--lanes-in-c") {
+      args.lanesinc = true;
     } else if (k == "--ours-only") {
       args.ours_only = true;
     } else if (k == "--repeat" && i + 1 < argc) {
@@ -367,7 +370,7 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       std::fprintf(
           stderr,
           "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--widehash] [--onequeue] "
-          "[--nograph] [--ours-only] "
+          "[--nograph] [--lanes-in-c] [--ours-only] "
           "[--repeat N] "
           "[--cache-limit BYTES] [--csv FILE] [--matrices DIR] "
           "[--case NAME]... [--matrix FILE]... "

@@ -154,6 +154,11 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     nograph.replay_graphs = false;
     variants.push_back({"ours_nograph", nograph});
   }
+  if (args.lanesinc) {
+    OursVariant lanes;
+    lanes.replay_lanes_in_scratch = false;
+    variants.push_back({"ours_lanesinc", lanes});
+  }
   if (args.unsorted) {
     OursVariant unsorted;
     unsorted.sorted = false;

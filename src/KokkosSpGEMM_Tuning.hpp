@@ -89,6 +89,9 @@ struct Tuning {
   /// their launches once as a graph and launch it as one in later calls on the same arrays (ReplayGraph.hpp).
   /// false: every call launches its kernels.
   bool replay_graphs = true;
+  /// GPUs: thread-row replays with vector lanes keep a row's sums in the thread's slice of scratch, added without
+  /// atomics, where B's rows are sorted without repeats and the sums fit; false: in C's row, atomically.
+  bool replay_lanes_in_scratch = true;
   /// The accumulator of rows too long for scratch (see WideRows).
   WideRows wide_rows = WideRows::Auto;
   /// The block product's row split (see BlockRows); Options::deterministic takes Threads whatever this says.

@@ -31,6 +31,18 @@ inline HostCsr<double> repeated_columns_b() {
   return csr_from_rows<double>(100, 40, rows);
 }
 
+/// `rows` rows of 12 entries over 8 columns (each twice) or 16 (none twice), sorted by column: with 2D 5-point's A,
+/// C's rows of 8 or 16 entries meet every column from five rows of B.
+inline HostCsr<double> striped_b(int rows, bool repeats) {
+  const int cols = repeats ? 8 : 16;
+  std::vector<std::vector<std::pair<int, double>>> b_rows(rows);
+  for (int k = 0; k < rows; ++k) {
+    for (int j = 0; j < 12; ++j) b_rows[k].push_back({(k + j) % cols, 1.0 + (j + k) % 5});
+    std::sort(b_rows[k].begin(), b_rows[k].end());
+  }
+  return csr_from_rows<double>(rows, cols, b_rows);
+}
+
 /// Both replay shapes on every backend (Auto takes tiles on GPUs, rows on CPUs).
 inline std::vector<TestOptions> position_map_paths() {
   std::vector<TestOptions> paths(9);
@@ -191,6 +203,36 @@ inline std::pair<HostCsr<double>, HostCsr<double>> stack_row_lengths_case() {
     for (int k = 0; k < 3; ++k) a_rows[i].push_back({(i + k * lengths.size()) % n, 1.0 + k});
   }
   return {csr_from_rows<double>(n, n, a_rows), csr_from_rows<double>(n, cols, b_rows)};
+}
+
+TEST(TEST_CATEGORY, position_map_lanes_sum_in_scratch) {
+  using Exec = TEST_EXECSPACE;
+  // 2D 5-point 130^2: 16,900 rows of C (a thread each on GPUs under Rows), rows of B of 5 (2 or 4 lanes).
+  const auto p2d5_large = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(130);
+  TestOptions rows;
+  rows.reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
+  const std::string large = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, rows, "p2d5(130), rows");
+  // GPUs: a thread's vector lanes keep its row's sums in scratch without atomics where B's rows are sorted without
+  // repeats (each entry of C here gathers up to 5 products from different rows of B, which the lanes must add in
+  // turn); where a row of B repeats a column, or the tuning says so, they add in C's row atomically.
+  TestOptions rows_in_c = rows;
+  rows_in_c.replay_lanes_in_scratch = false;
+  const std::string in_c = check_reuse_rounds<Exec>(p2d5_large, p2d5_large, rows_in_c, "p2d5(130), rows, in C");
+  const std::string sorted_b =
+      check_reuse_rounds<Exec>(p2d5_large, striped_b(p2d5_large.num_rows(), false), rows, "p2d5(130)*B, rows");
+  const std::string repeats_b = check_reuse_rounds<Exec>(p2d5_large, striped_b(p2d5_large.num_rows(), true), rows,
+                                                         "p2d5(130)*B repeating columns, rows");
+  for (const std::string* d : {&in_c, &sorted_b, &repeats_b}) {
+    EXPECT_NE(d->find("thread-rows/position-map"), std::string::npos) << *d;
+  }
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
+    EXPECT_NE(large.find("sums in scratch"), std::string::npos) << large;
+    EXPECT_EQ(large.find("sums in C"), std::string::npos) << large;
+    EXPECT_NE(sorted_b.find("sums in scratch"), std::string::npos) << sorted_b;
+    EXPECT_EQ(sorted_b.find("sums in C"), std::string::npos) << sorted_b;
+    EXPECT_NE(in_c.find("sums in C"), std::string::npos) << in_c;
+    EXPECT_NE(repeats_b.find("sums in C"), std::string::npos) << repeats_b;
+  }
 }
 
 TEST(TEST_CATEGORY, position_map_host_rows_sum_on_the_stack_and_stream) {

@@ -116,6 +116,14 @@ struct VectorLanes {
     return v;
 #endif
   }
+
+  /// Orders the thread's lanes' memory accesses: what a lane wrote before it, the others read after it (CUDA's
+  /// lanes of one warp need not run in lock step; a wavefront's and a CPU thread's one lane do).
+  KOKKOS_INLINE_FUNCTION void sync() const {
+#if defined(__CUDA_ARCH__)
+    __syncwarp(group);
+#endif
+  }
 };
 
 constexpr std::size_t default_temporary_cache_bytes = std::size_t(64) << 20;

@@ -113,15 +113,14 @@ void check_csr(const ExecSpace& exec, const char* function, const char* name, co
   }
 }
 
-/// The first row of m whose columns decrease (strict: do not increase), or -1.
-template <class ExecSpace, class Matrix>
-std::int64_t first_unsorted_row(const ExecSpace& exec, const char* label, const Matrix& m, bool strict) {
-  const auto row_map = m.row_map();
-  const auto cols = m.entries();
+/// The first of the `rows` rows of a CSR (row_map, cols) whose columns decrease (strict: do not increase), or -1.
+template <class ExecSpace, class RowMap, class Cols>
+std::int64_t first_unsorted_row_of(const ExecSpace& exec, const char* label, const RowMap& row_map, const Cols& cols,
+                                   std::int64_t rows, bool strict) {
   constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
   std::int64_t bad = none;
   Kokkos::parallel_reduce(
-      label, Impl::Range<ExecSpace>(exec, 0, m.num_rows()),
+      label, Impl::Range<ExecSpace>(exec, 0, rows),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first_bad) {
         for (auto e = row_map(i) + 1; e < row_map(i + 1); ++e) {
           if (cols(e) < cols(e - 1) || (strict && cols(e) == cols(e - 1))) {
@@ -132,6 +131,12 @@ std::int64_t first_unsorted_row(const ExecSpace& exec, const char* label, const 
       },
       Kokkos::Min<std::int64_t>(bad));
   return bad == none ? -1 : bad;
+}
+
+/// The first row of m whose columns decrease (strict: do not increase), or -1.
+template <class ExecSpace, class Matrix>
+std::int64_t first_unsorted_row(const ExecSpace& exec, const char* label, const Matrix& m, bool strict) {
+  return first_unsorted_row_of(exec, label, m.row_map(), m.entries(), static_cast<std::int64_t>(m.num_rows()), strict);
 }
 
 /// Throws InvalidInput naming function, matrix and the first offending row unless every row of m is sorted by column

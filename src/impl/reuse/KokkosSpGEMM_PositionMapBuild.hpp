@@ -107,14 +107,15 @@ int replay_lanes(std::int64_t products, std::int64_t a_entries) {
 }
 
 /// Whether a thread a row would leave most of a GPU idle on long rows: the rows' threads (replay_lanes each) fill
-/// less than half the device while each lane adds 128 or more products one after another (a coarse level's A*P:
-/// 4,096 or 32,768 rows of 500-1,500 products over rows of B of a few entries; bcsstk13's 2,003 rows, 71 products a
-/// lane of 32, replay faster a thread a row; measured: docs/performance.md). Such rows replay as few rows do.
+/// less than half the device while each lane adds 96 or more products one after another (a 3D 7-point hierarchy's
+/// level-2 A*P, 4,096 rows of 252 products over rows of B of 3.75 entries, 126 products a lane of 2, replays faster
+/// a team a row; bcsstk13's 2,003 rows, 71 products a lane of 32, a thread a row; measured: docs/performance.md).
+/// Such rows replay as few rows do.
 template <class ExecSpace>
 bool replay_rows_idle_device(const ExecSpace& exec, std::int64_t rows, std::int64_t products, std::int64_t a_entries) {
   if (!BackendTraits<ExecSpace>::is_gpu || rows <= 0) return false;
   const std::int64_t lanes = replay_lanes<ExecSpace>(products, a_entries);
-  return 2 * rows * lanes < static_cast<std::int64_t>(exec.concurrency()) && products >= 128 * lanes * rows;
+  return 2 * rows * lanes < static_cast<std::int64_t>(exec.concurrency()) && products >= 96 * lanes * rows;
 }
 
 /// Whether a team-row replay of rows of up to `bound` entries keeps its sums in C's values: a row's sums outgrow
@@ -145,6 +146,22 @@ int replay_rows_in_scratch(std::int64_t bound, std::int64_t rows, std::int64_t p
   return team_bytes <= 16384 || replay_lanes<ExecSpace>(products, a_entries) <= 4 ? team : 0;
 }
 
+/// Team scratch of a thread-row replay with vector lanes and its sums in scratch: 32 KB, so that seven teams share
+/// a multiprocessor, as for thread rows without lanes (replay_rows_in_scratch).
+constexpr std::int64_t replay_lanes_scratch_bytes = 32768;
+
+/// Whether a GPU thread's vector lanes may add its row's products in scratch without atomics
+/// (ReplayRowsKernel<..., InScratch>): B's rows are sorted without repeats (one row of B's products then land in
+/// distinct places), and neither the options nor the order of sums (deterministic) say otherwise. One pass over
+/// B's rows, made with the map. Sums in scratch spare each product an atomic in L2, which bound the replay of a
+/// 3D 7-point hierarchy's R*AP (8 lanes a thread; measured: docs/performance.md).
+template <class ExecSpace, class Views>
+bool replay_lanes_in_scratch(const ExecSpace& exec, const Views& v, const Settings& options) {
+  if (!BackendTraits<ExecSpace>::is_gpu || options.deterministic || !options.replay_lanes_in_scratch) return false;
+  return first_unsorted_row_of(exec, "KokkosSpGEMM::PositionMap::b_rows_sorted_unique", v.b_rows, v.b_cols,
+                               static_cast<std::int64_t>(v.b_rows.extent(0)) - 1, true) < 0;
+}
+
 /// Whether thread rows with their sums in scratch (ReplayOwnedRowsKernel) write their rows together, adjacent
 /// threads on adjacent entries of C: on GPUs, where the rows of C average 12 entries or more (three sectors), since
 /// a thread writing its own row costs an L2 sector a value; on shorter rows the extra pass costs more than the
@@ -163,10 +180,12 @@ bool replay_rows_together(std::int64_t rows, std::int64_t c_entries, std::size_t
 /// docs/performance.md) and the sums in C's row; longer rows take a team each, with the sums in
 /// scratch while they fit. Deterministic: one thread per row, no lanes, so each sum runs in A's then B's order.
 /// CPUs: a thread per row, sums in C's row itself (cached). Tiles (replay_by_tiles): one launch over all mapped
-/// rows; the caller sets the lanes and team size for the whole map.
+/// rows; the caller sets the lanes and team size for the whole map. lanes_in_scratch: a thread's lanes may keep its
+/// row's sums in scratch without atomics (replay_lanes_in_scratch).
 template <class ExecSpace, class Scalar>
 BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64_t products, std::int64_t a_entries,
-                               bool few_rows, bool tiles, int scratch_team, const Settings& options, bool& in_c) {
+                               bool few_rows, bool tiles, int scratch_team, bool lanes_in_scratch,
+                               const Settings& options, bool& in_c) {
   using Traits = BackendTraits<ExecSpace>;
   BinConfig c;
   c.bin = row_bin_of(bound);
@@ -201,6 +220,20 @@ BinConfig configure_replay_bin(std::int64_t bound, std::int64_t rows, std::int64
     }
     c.vector_length = lanes;
     c.team_size = c.rows_per_team = 256 / c.vector_length;
+    if (lanes_in_scratch && lanes > 1) {
+      // Threads a team while their rows' sums (and a padding slot a row) fit 32 KB, as for thread rows without
+      // lanes; at least a warp of lanes in all.
+      int threads = c.team_size;
+      while (threads * lanes > Traits::simd_width &&
+             threads * (bound + 1) * static_cast<std::int64_t>(sizeof(Scalar)) > replay_lanes_scratch_bytes) {
+        threads /= 2;
+      }
+      if (threads * (bound + 1) * static_cast<std::int64_t>(sizeof(Scalar)) <=
+          min_of<std::int64_t>(replay_lanes_scratch_bytes, scratch_budget<ExecSpace>(options))) {
+        in_c = false;
+        c.team_size = c.rows_per_team = threads;
+      }
+    }
     return c;
   }
   // A team per row: threads for about 16 of the row's products each, or more while the bin's rows leave the device
@@ -534,7 +567,7 @@ MapChoice choose_map_bins(const Bins& bins, const Totals& totals, std::size_t ov
 /// rows follow each other, all in one launch. offsets: the map keeps entry offsets (shares need them).
 template <class ExecSpace, class Views, class Map>
 void plan_map_launches(Map& map, const std::vector<MapChosenBin>& chosen, bool few_rows, bool tiles, bool offsets,
-                       const Settings& options) {
+                       bool lanes_in_scratch, const Settings& options) {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using Perm = decltype(Map().bins.perm);
@@ -563,15 +596,15 @@ void plan_map_launches(Map& map, const std::vector<MapChosenBin>& chosen, bool f
       ++j;
     }
     typename Map::Bin mb;
-    mb.config =
-        configure_replay_bin<ExecSpace, Scalar>(row_bin_bound(chosen[j - 1].bin), run_rows, run_products, run_entries,
-                                                few_rows, tiles, chosen[i].scratch_team, options, mb.in_c);
+    mb.config = configure_replay_bin<ExecSpace, Scalar>(row_bin_bound(chosen[j - 1].bin), run_rows, run_products,
+                                                        run_entries, few_rows, tiles, chosen[i].scratch_team,
+                                                        lanes_in_scratch, options, mb.in_c);
     mb.config.bin = chosen[i].bin;  // the run's rows start at its first bin's
     mb.last_bin = chosen[j - 1].bin;
     mb.width = chosen[i].width;
     mb.shares = offsets && mb.config.kernel == RowKernel::ReplayTeamRow &&
                 replay_by_shares(run_products, run_entries, run_longest_b);
-    mb.together = mb.config.kernel == RowKernel::ReplayRows && !mb.in_c &&
+    mb.together = mb.config.kernel == RowKernel::ReplayRows && !mb.in_c && mb.config.vector_length == 1 &&
                   replay_rows_together<ExecSpace>(
                       run_rows, run_c_entries,
                       ReplayOwnedRowsKernel<ExecSpace, Views, Perm, true>::scratch_bytes(
@@ -778,7 +811,8 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
       }
     }
   }
-  plan_map_launches<ExecSpace, Views>(map, choice.chosen, few_rows, tiles, choice.offsets, options);
+  plan_map_launches<ExecSpace, Views>(map, choice.chosen, few_rows, tiles, choice.offsets,
+                                      !tiles && replay_lanes_in_scratch(exec, v, options), options);
   if (tiles && !map.mapped.empty()) plan_map_tiles(exec, map, choice, limit);
   if (map.mapped.empty()) {
     map = Map();

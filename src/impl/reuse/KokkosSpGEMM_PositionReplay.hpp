@@ -114,8 +114,12 @@ KOKKOS_INLINE_FUNCTION std::uint64_t write_row(const Views& v, const Member& mem
 
 /// Several rows per team, one per thread, the sums in the row of C itself: the thread walks A's row (so each
 /// entry's product offset is a running sum) and its vector lanes split each row of B. With one lane per thread the
-/// sums follow A's then B's order (deterministic).
-template <class ExecSpace, bool Atomic, class Views, class Perm>
+/// sums follow A's then B's order (deterministic). InScratch: the sums in the thread's own slice of the team's
+/// scratch (a padding slot a row, so that the threads of a warp start their rows in distinct banks), added without
+/// atomics: where B's rows repeat no column (replay_lanes_in_scratch) one row of B's lanes meet distinct places, and
+/// the lanes are ordered between rows of B (VectorLanes::sync). No pass zeroes C, and no product costs a round trip
+/// to L2.
+template <class ExecSpace, bool Atomic, class Views, class Perm, bool InScratch = false>
 struct ReplayRowsKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
@@ -127,32 +131,55 @@ struct ReplayRowsKernel {
   ReplaySource<typename ExecSpace::memory_space> src;
   std::int64_t first = 0, rows = 0;
   int rows_per_team = 1;
+  Ordinal row_entries = 0;  // InScratch: the longest row of C the kernel meets
+
+  /// InScratch: the team's sums, rows_per_team rows of row_entries slots and a padding slot each.
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rows_per_team, Ordinal row_entries) {
+    return static_cast<std::size_t>(rows_per_team) * (static_cast<std::size_t>(row_entries) + 1) * sizeof(Scalar) + 16;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     if (src.status(2) != 0) return;  // A or B failed the check beside this replay
     const std::int64_t team_first = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
     const int team_rows = static_cast<int>(min_of<std::int64_t>(rows_per_team, rows - team_first));
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team_rows), [&](const int t) {
-      const Ordinal row = perm(first + team_first + t);
-      Scalar* sums = v.c_vals.data() + v.c_rows(row);
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<Ordinal>(v.c_rows(row + 1) - v.c_rows(row))),
-                           [&](const Ordinal s) { sums[s] = Scalar(); });
-    });
-    team.team_barrier();  // a row's zeros before any lane's sum
+    Scalar* const all_sums = InScratch ? static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(
+                                             scratch_bytes(rows_per_team, row_entries) - 16, 16))
+                                       : nullptr;
+    const auto sums_of = [&](const int t, const Ordinal row) {
+      return InScratch ? all_sums + static_cast<std::size_t>(t) * (static_cast<std::size_t>(row_entries) + 1)
+                       : v.c_vals.data() + v.c_rows(row);
+    };
+    if constexpr (!InScratch) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team_rows), [&](const int t) {
+        const Ordinal row = perm(first + team_first + t);
+        Scalar* sums = sums_of(t, row);
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<Ordinal>(v.c_rows(row + 1) - v.c_rows(row))),
+                             [&](const Ordinal s) { sums[s] = Scalar(); });
+      });
+      team.team_barrier();  // a row's zeros before any lane's sum
+    }
     std::uint64_t check = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, team_rows),
         [&](const int t, std::uint64_t& x) {
           const std::int64_t q = first + team_first + t;
           const Ordinal row = perm(q);
-          Scalar* sums = v.c_vals.data() + v.c_rows(row);
+          Scalar* sums = sums_of(t, row);
+          const VectorLanes lanes;
+          if constexpr (InScratch) {
+            Kokkos::parallel_for(
+                Kokkos::ThreadVectorRange(team, static_cast<Ordinal>(v.c_rows(row + 1) - v.c_rows(row))),
+                [&](const Ordinal s) { sums[s] = Scalar(); });
+            lanes.sync();
+          }
           const unsigned char* places = src.row(q);
           std::int64_t offset = 0;
           const auto a_end = v.a_rows(row + 1);
           for (auto e = v.a_rows(row); e < a_end; ++e) {
             offset += replay_entry<Atomic>(v, team, row, e, places, src.width, offset, sums);
+            if constexpr (InScratch) lanes.sync();
           }
-          x += write_row(v, team, row, sums, false);
+          x += write_row(v, team, row, sums, InScratch);
         },
         check);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { src.add_check(check); });
@@ -971,7 +998,7 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
       continue;
     }
     const int league = static_cast<int>((c.rows + c.rows_per_team - 1) / c.rows_per_team);
-    if (!mb.in_c) {  // a thread per row, sums in scratch
+    if (!mb.in_c && c.vector_length == 1) {  // a thread per row, sums in scratch
       auto launch = [&](auto kernel) {
         typename decltype(kernel)::Policy policy(exec, league, c.team_size, 1);
         policy.set_scratch_size(
@@ -997,6 +1024,13 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
       Kokkos::parallel_for(label, typename decltype(kernel)::Policy(exec, league, c.team_size, c.vector_length),
                            kernel);
     };
+    if (c.vector_length > 1 && !mb.in_c) {  // a thread per row with lanes, sums in scratch
+      using Kernel = ReplayRowsKernel<ExecSpace, false, Views, Perm, true>;
+      typename Kernel::Policy policy(exec, league, c.team_size, c.vector_length);
+      policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(c.rows_per_team, row_entries)));
+      Kokkos::parallel_for(label, policy, Kernel{v, map.bins.perm, src, first, c.rows, c.rows_per_team, row_entries});
+      continue;
+    }
     // A thread's lanes add to one place from several products (entries of A, or repeated columns of a row of B)
     // without running in lock step: atomics. A thread without lanes owns its row, but on GPUs it still adds
     // atomically in deterministic mode: a plain a * b + sum may be fused into one rounding (nvcc's default), which
