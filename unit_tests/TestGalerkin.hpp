@@ -158,6 +158,89 @@ TEST(TEST_CATEGORY, galerkin_with_p_transposed_in_the_handle) {
   }
 }
 
+/// The input checks each multiplication of a Galerkin reuse call runs (Kokkos Tools callbacks: kernels named
+/// KokkosSpGEMM::InputChecks::* within each spgemm_numeric region, in call order).
+struct GalerkinCheckLaunches {
+  static std::vector<int>& per_product() {
+    static std::vector<int> counts;
+    return counts;
+  }
+  static void push(const char* name) {
+    if (std::string(name) == "KokkosSpGEMM::spgemm_numeric") per_product().push_back(0);
+  }
+  static void begin(const char* name, std::uint32_t, std::uint64_t*) {
+    if (!per_product().empty() && std::string(name).rfind("KokkosSpGEMM::InputChecks::", 0) == 0) {
+      ++per_product().back();
+    }
+  }
+  template <class F>
+  static std::vector<int> during(const F& f) {
+    per_product().clear();
+    Kokkos::Tools::Experimental::set_push_region_callback(&push);
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&begin);
+    Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(&begin);
+    f();
+    Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+    Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(nullptr);
+    return per_product();
+  }
+};
+
+// A reuse call checks the caller's operands, not the handle's own: with P^T and the intermediate both the handle's
+// (P^T*A*P, A*P first) the second multiplication runs no input check; with the caller's R, or with the caller's P
+// multiplied second (R*A first), it checks them.
+TEST(TEST_CATEGORY, galerkin_checks_only_the_callers_operands) {
+  using Exec = TEST_EXECSPACE;
+  using M = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+  Exec exec;
+  const auto a = KokkosSpGEMM::poisson_3d_7pt<double>(10);
+  const auto p = KokkosSpGEMM::aggregation_prolongator<double>(10, 2, true);
+  const auto r = transpose_host(p);
+  const auto da = KokkosSpGEMM::copy_to(exec, a);
+  const auto dp = KokkosSpGEMM::copy_to(exec, p);
+  const auto dr = KokkosSpGEMM::copy_to(exec, r);
+  for (TripleOrder order : {TripleOrder::RightFirst, TripleOrder::LeftFirst}) {
+    for (bool own_r : {true, false}) {
+      const std::string what =
+          std::string(KokkosSpGEMM::triple_order_name(order)) + (own_r ? ", P^T in the handle" : ", the caller's R");
+      KokkosSpGEMM::GalerkinOptions o;
+      o.triple_order = order;
+      KokkosSpGEMM::GalerkinHandle<Exec, double> h({}, o);
+      M ac;
+      if (own_r) {
+        KokkosSpGEMM::galerkin_product(exec, h, da, dp, ac);
+        KokkosSpGEMM::galerkin_numeric(exec, h, da, dp, ac);  // makes the position maps
+      } else {
+        KokkosSpGEMM::galerkin_product(exec, h, dr, da, dp, ac);
+        KokkosSpGEMM::galerkin_numeric(exec, h, dr, da, dp, ac);
+      }
+      const auto a2 = with_new_values(a, 2.0, 1.0);
+      const auto p2 = with_new_values(p, 0.5, 0.25);
+      const auto da2 = KokkosSpGEMM::copy_to(exec, a2);
+      const auto dp2 = KokkosSpGEMM::copy_to(exec, p2);
+      const auto dr2 = KokkosSpGEMM::copy_to(exec, transpose_host(p2));
+      const std::vector<int> checks = GalerkinCheckLaunches::during([&] {
+        if (own_r) {
+          KokkosSpGEMM::galerkin_numeric(exec, h, da2, dp2, ac);
+        } else {
+          KokkosSpGEMM::galerkin_numeric(exec, h, dr2, da2, dp2, ac);
+        }
+        exec.fence();
+      });
+      KokkosSpGEMM::verify(h);
+      expect_galerkin_matches(ac, h, transpose_host(p2), a2, p2, what);
+      ASSERT_EQ(checks.size(), 2u) << what;
+      EXPECT_GT(checks[0], 0) << what;
+      if (own_r && order == TripleOrder::RightFirst) {
+        EXPECT_EQ(checks[1], 0) << what;
+      } else {
+        EXPECT_GT(checks[1], 0) << what;
+      }
+    }
+  }
+}
+
 // Smoothed aggregation in the handle (GalerkinOptions::smoothing_omega): P = (I - w D^-1 A) P_tent from the
 // Jacobi-fused product, Ac = P^T*A*P, both refreshed from new values of A and P_tent; an explicit R is refused.
 TEST(TEST_CATEGORY, galerkin_smooths_the_tentative_prolongator_in_the_handle) {

@@ -238,15 +238,18 @@ void run_galerkin_symbolic(const ExecSpace& exec, GHandle& h, const RMatrix& r, 
   state(h).done = true;
 }
 
+/// r_internal, p_internal: R (P^T) or P is the handle's own, as the intermediate is: a second multiplication of
+/// two such operands needs no check of them (their arrays are the ones its symbolic phase analysed, and nothing
+/// outside the handle writes them).
 template <class ExecSpace, class GHandle, class RMatrix, class AMatrix, class PMatrix, class AcMatrix>
 void run_galerkin_numeric(const ExecSpace& exec, GHandle& h, const RMatrix& r, const AMatrix& a, const PMatrix& p,
-                          AcMatrix& ac, bool intermediate_current) {
+                          AcMatrix& ac, bool intermediate_current, bool r_internal = false, bool p_internal = false) {
   if (state(h).order == TripleOrder::LeftFirst) {
     if (!intermediate_current) spgemm_numeric(exec, state(h).first, r, a, state(h).intermediate);
-    spgemm_numeric(exec, state(h).second, state(h).intermediate, p, ac);
+    numeric_phase(exec, state(h).second, state(h).intermediate, p, ac, p_internal);
   } else {
     if (!intermediate_current) spgemm_numeric(exec, state(h).first, a, p, state(h).intermediate);
-    spgemm_numeric(exec, state(h).second, r, state(h).intermediate, ac);
+    numeric_phase(exec, state(h).second, r, state(h).intermediate, ac, r_internal);
   }
   state(h).intermediate_current = false;
 }
@@ -337,11 +340,11 @@ void galerkin_numeric(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>&
   if (h.galerkin_options().smoothing_omega != 0) {
     const auto& ps = Impl::smoothed_prolongator(exec, h, a, p, false);
     refresh_transpose_values(exec, Impl::state(h).rt, ps);
-    Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, ps, ac, false);
+    Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, ps, ac, false, true, true);
     return;
   }
   refresh_transpose_values(exec, Impl::state(h).rt, p);
-  Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, p, ac, false);
+  Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, p, ac, false, true);
 }
 
 /// Ac = R*A*P through the handle: the symbolic phase when the handle holds no analysis, then the numeric phase
@@ -366,9 +369,9 @@ void galerkin_product(const ExecSpace& exec, GalerkinHandle<ExecSpace, S, O, F>&
     galerkin_symbolic(exec, h, a, p, ac);
     Impl::ProfilingRegion region("KokkosSpGEMM::galerkin_numeric");
     if (h.galerkin_options().smoothing_omega != 0) {
-      Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, Impl::state(h).p, ac, true);
+      Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, Impl::state(h).p, ac, true, true, true);
     } else {
-      Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, p, ac, true);
+      Impl::run_galerkin_numeric(exec, h, Impl::state(h).rt.t, a, p, ac, true, true);
     }
   } else {
     galerkin_numeric(exec, h, a, p, ac);
