@@ -298,6 +298,7 @@ struct PerfArgs {
   bool unsorted = false;       ///< also time ours with unsorted output (as Kokkos Kernels' SPGEMM_KK leaves it)
   bool nomap = false;          ///< also ours without the position map (Tuning::reuse_positions off)
   bool rowreplay = false;      ///< also ours replaying the map a row per thread or team (ReplayShape::Rows)
+  bool entryreplay = false;    ///< also ours replaying the map's entry form where it fits (ReplayShape::Entries)
   bool widehash = false;       ///< also ours with level-2 hash tables for rows past scratch (WideRows::Hash)
   bool onequeue = false;       ///< also ours with every launch of a phase on its instance (Tuning::launch_queues 1)
   bool nograph = false;        ///< also ours launching each replay kernel (Tuning::replay_graphs off)
@@ -333,6 +334,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.nomap = true;
     } else if (k == "--rowreplay") {
       args.rowreplay = true;
+    } else if (k == "--entryreplay") {
+      args.entryreplay = true;
     } else if (k == "--widehash") {
       args.widehash = true;
     } else if (k == "--onequeue") {
@@ -369,7 +372,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
     } else if (k.rfind("--kokkos", 0) != 0) {
       std::fprintf(
           stderr,
-          "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--widehash] [--onequeue] "
+          "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--entryreplay] [--widehash] "
+          "[--onequeue] "
           "[--nograph] [--lanes-in-c] [--ours-only] "
           "[--repeat N] "
           "[--cache-limit BYTES] [--csv FILE] [--matrices DIR] "

@@ -139,6 +139,11 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     rows.reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
     variants.push_back({"ours_rowreplay", rows});
   }
+  if (args.entryreplay) {
+    OursVariant entries;
+    entries.reuse_replay = KokkosSpGEMM::ReplayShape::Entries;
+    variants.push_back({"ours_entryreplay", entries});
+  }
   if (args.widehash) {
     OursVariant hash;
     hash.wide_rows = KokkosSpGEMM::WideRows::Hash;

@@ -1,6 +1,7 @@
-// Numeric reuse through the position map (Options::reuse_positions): every replay shape (tiles; thread rows with
-// and without vector lanes, team rows, sums in scratch and in C), every place width (1, 2 and 4 bytes), the byte limit,
-// deterministic sums, the checks that notice C's columns changed since the map was made, and the replays' graphs.
+// Numeric reuse through the position map (Options::reuse_positions): every replay shape (entries; tiles; thread rows
+// with and without vector lanes, team rows, sums in scratch and in C), every place width (1, 2 and 4 bytes), the byte
+// limit, deterministic sums, the checks that notice C's columns changed since the map was made, and the replays'
+// graphs.
 #include <SpGEMMTestHelpers.hpp>
 
 #include <algorithm>
@@ -43,9 +44,10 @@ inline HostCsr<double> striped_b(int rows, bool repeats) {
   return csr_from_rows<double>(rows, cols, b_rows);
 }
 
-/// Both replay shapes on every backend (Auto takes tiles on GPUs, rows on CPUs).
+/// Every replay shape on every backend (Auto takes entries where products barely compress, else tiles on GPUs and
+/// rows on CPUs).
 inline std::vector<TestOptions> position_map_paths() {
-  std::vector<TestOptions> paths(9);
+  std::vector<TestOptions> paths(11);
   paths[1].scratch_bytes = 512;  // GPUs: sums of long rows in C, tables of long rows from the pool
   paths[2].sorted = false;
   paths[3].deterministic = true;
@@ -56,6 +58,9 @@ inline std::vector<TestOptions> position_map_paths() {
   paths[7].reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
   paths[7].scratch_bytes = 512;
   paths[8].reuse_replay = KokkosSpGEMM::ReplayShape::RowsInScratch;  // GPUs: rows of C < 16,384 take team rows
+  paths[9].reuse_replay = KokkosSpGEMM::ReplayShape::Entries;
+  paths[10].reuse_replay = KokkosSpGEMM::ReplayShape::Entries;  // unsorted rows of C: chosen as Auto
+  paths[10].sorted = false;
   return paths;
 }
 
@@ -63,6 +68,7 @@ inline std::string replay_name(const TestOptions& o) {
   return o.reuse_replay == KokkosSpGEMM::ReplayShape::Tiles           ? ", tiles"
          : o.reuse_replay == KokkosSpGEMM::ReplayShape::Rows          ? ", rows"
          : o.reuse_replay == KokkosSpGEMM::ReplayShape::RowsInScratch ? ", rows in scratch"
+         : o.reuse_replay == KokkosSpGEMM::ReplayShape::Entries       ? ", entries"
                                                                       : "";
 }
 
@@ -104,8 +110,11 @@ TEST(TEST_CATEGORY, position_map_replays_every_row_shape) {
       EXPECT_NE(d.find("replayed from it"), std::string::npos) << what << "\n" << d;
     }
   }
-  // The widths of the places: 1 byte for rows of up to 256 entries, then 2, then 4.
-  const std::string d = check_reuse_rounds<Exec>(wide_a, wide_b, {}, "70000-entry row");
+  // The widths of the places: 1 byte for rows of up to 256 entries, then 2, then 4 (the bins' form: on GPUs Auto
+  // gives the 70,000-entry row's products, one an entry of C, the entry form).
+  TestOptions by_rows;
+  by_rows.reuse_replay = KokkosSpGEMM::ReplayShape::Rows;
+  const std::string d = check_reuse_rounds<Exec>(wide_a, wide_b, by_rows, "70000-entry row");
   EXPECT_NE(d.find("4 B a product"), std::string::npos) << d;
   EXPECT_NE(check_reuse_rounds<Exec>(uniform, uniform, {}, "uniform").find("2 B a product"), std::string::npos);
   // A row whose products (10^5 in 4,000 columns) need more than the size of C is gathered, the others replayed.
@@ -248,6 +257,102 @@ TEST(TEST_CATEGORY, position_map_host_rows_sum_on_the_stack_and_stream) {
       const std::string d = check_reuse_rounds<Exec>(a, b, o, what);
       EXPECT_NE(d.find("replayed from it"), std::string::npos) << what << "\n" << d;
     }
+  }
+}
+
+// The entry form: a word an entry of C names its product or its list of products (sorted into A's then B's order),
+// on every backend when asked for, and by Auto where products barely compress. Entries of one product, of
+// several (short lists and lists past the insertion sort), of none in a row of C; empty rows, rectangular shapes; the
+// byte limit; sorted output only (unsorted takes the bins' form); the replay after C's rows were reordered by hand.
+TEST(TEST_CATEGORY, position_map_entry_form_names_each_entrys_products) {
+  using Exec = TEST_EXECSPACE;
+  Exec exec;
+  TestOptions entries;
+  entries.reuse_replay = KokkosSpGEMM::ReplayShape::Entries;
+  KokkosSpGEMM::RandomCsrOptions<int> sparse_a, sparse_b;
+  sparse_a.rows = 700;
+  sparse_a.cols = 500;
+  sparse_a.mean_per_row = 2;
+  sparse_a.empty_row_fraction = 0.2;
+  sparse_b.rows = 500;
+  sparse_b.cols = 900;
+  sparse_b.mean_per_row = 8;  // rows of C of ~16 entries, few of them met twice
+  const auto ga = KokkosSpGEMM::random_csr<double>(sparse_a, 5);
+  const auto gb = KokkosSpGEMM::random_csr<double>(sparse_b, 6);
+  const auto [long_a, long_b] = one_long_row_case();  // lists of up to ~25 products (heap sort)
+  KokkosSpGEMM::RandomCsrOptions<int> heavy;
+  heavy.rows = 200;
+  heavy.cols = 200;
+  heavy.mean_per_row = 12;
+  heavy.column_pool = 8;  // duplicate-heavy: most entries of C listed
+  const auto h = KokkosSpGEMM::random_csr<double>(heavy, 7);
+  const auto p2d5 = KokkosSpGEMM::poisson_2d_5pt<double, int, int>(30);
+  const std::vector<std::tuple<std::string, HostCsr<double>, HostCsr<double>>> cases = {
+      {"sparse graph 700x500 * 500x900", ga, gb},
+      {"one long row", long_a, long_b},
+      {"duplicate-heavy", h, h},
+      {"p2d5^2", p2d5, p2d5}};
+  for (const auto& [name, a, b] : cases) {
+    TestOptions roomy = entries;
+    roomy.reuse_positions_bytes = std::size_t(1) << 26;
+    const std::string d = check_reuse_rounds<Exec>(a, b, roomy, name + ", entries");
+    EXPECT_NE(d.find("entries/position-map"), std::string::npos) << name << "\n" << d;
+    EXPECT_EQ(d.find("gathered from hash tables"), std::string::npos) << name << "\n" << d;
+    if (name != "sparse graph 700x500 * 500x900") {
+      EXPECT_EQ(d.find(" 0 products listed"), std::string::npos) << name << "\n" << d;
+    }
+    // Within the size of C by default: the words of an entry each and the listed products' fit where few entries
+    // are listed; else the bins' form (check_reuse_rounds checks the bytes kept either way).
+    const std::string within = check_reuse_rounds<Exec>(a, b, entries, name + ", entries within C");
+    if (name == "sparse graph 700x500 * 500x900") {
+      EXPECT_NE(within.find("entries/position-map"), std::string::npos) << within;
+    }
+    if (name == "duplicate-heavy") EXPECT_EQ(within.find("entries/position-map"), std::string::npos) << within;
+    TestOptions unsorted = entries;
+    unsorted.sorted = false;
+    const std::string u = check_reuse_rounds<Exec>(a, b, unsorted, name + ", entries asked for, unsorted");
+    EXPECT_EQ(u.find("entries/position-map"), std::string::npos) << name << "\n" << u;
+  }
+  // Auto takes the entry form where products barely compress, and the bins' form where they compress.
+  const std::string automatic = check_reuse_rounds<Exec>(ga, gb, {}, "sparse graph, auto");
+  EXPECT_NE(automatic.find("entries/position-map"), std::string::npos) << automatic;
+  const std::string compressing = check_reuse_rounds<Exec>(p2d5, p2d5, {}, "p2d5^2, auto");
+  EXPECT_EQ(compressing.find("entries/position-map"), std::string::npos) << compressing;
+  // Deterministic sums keep the bins' form.
+  TestOptions fixed = entries;
+  fixed.deterministic = true;
+  EXPECT_EQ(check_reuse_rounds<Exec>(ga, gb, fixed, "deterministic").find("entries/position-map"), std::string::npos);
+  // C's rows reversed by hand after the map was made: the search of a row misses, and the bins' form serves the
+  // reversed rows (C stays right and keeps its order).
+  {
+    using DeviceCsr = KokkosSpGEMM::CsrMatrix<double, int, int, Exec::memory_space>;
+    const auto da = KokkosSpGEMM::copy_to(exec, ga);
+    const auto db = KokkosSpGEMM::copy_to(exec, gb);
+    TestOptions o = entries;
+    o.synchronous_checks = true;
+    KokkosSpGEMM::Handle<Exec, double> handle(o);
+    DeviceCsr c;
+    KokkosSpGEMM::spgemm_symbolic(exec, handle, da, db, c);
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
+    KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);  // makes the map
+    ASSERT_NE(handle.describe().find("entries/position-map"), std::string::npos) << handle.describe();
+    auto hc = KokkosSpGEMM::to_host(c);
+    for (int i = 0; i < hc.num_rows(); ++i) {
+      std::reverse(hc.entries().data() + hc.row_map()(i), hc.entries().data() + hc.row_map()(i + 1));
+    }
+    Kokkos::deep_copy(c.entries(), hc.entries());
+    const auto a2 = with_new_values(ga, -1.5, 1.0);
+    const auto b2 = with_new_values(gb, 0.25, 2.0);
+    for (int round = 0; round < 2; ++round) {
+      KokkosSpGEMM::spgemm_numeric(exec, handle, KokkosSpGEMM::copy_to(exec, a2), KokkosSpGEMM::copy_to(exec, b2), c);
+      const auto cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, false);
+      EXPECT_TRUE(cmp.ok) << "reversed rows, round " << round << ": " << cmp.message;
+    }
+    const auto h2 = KokkosSpGEMM::to_host(c);
+    bool kept = true;
+    for (std::size_t e = 0; e < h2.nnz(); ++e) kept = kept && h2.entries()(e) == hc.entries()(e);
+    EXPECT_TRUE(kept) << "the reversed columns were rewritten";
+    EXPECT_EQ(handle.describe().find("entries/position-map"), std::string::npos) << handle.describe();
   }
 }
 

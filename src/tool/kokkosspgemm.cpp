@@ -56,7 +56,7 @@ const std::vector<Command>& commands() {
       {"multiply",
        "  kokkosspgemm multiply --a A [--b B] [--transpose-b] [--unsorted] [--algorithm NAME] [--out C.mtx]\n"
        "                        [--repeat N] [--scratch-bytes N] [--host-fraction F] [--check | --check-rows N]\n"
-       "                        [--deterministic] [--no-position-map] [--replay auto|rows|tiles|scratch-rows]\n"
+       "                        [--deterministic] [--no-position-map] [--replay auto|rows|tiles|scratch-rows|entries]\n"
        "                        [--wide-rows auto|hash|bitmap|dense-scratch] [--profile] [--block-size B]\n"
        "                        [--launch-queues N] [--no-column-windows] [--no-replay-graph] [--semiring NAME]\n"
        "                        [--mask M [--complement]]\n",
@@ -270,7 +270,8 @@ MultiplySetup setup_multiply(const Args& args) {
          {{"auto", KokkosSpGEMM::ReplayShape::Auto},
           {"rows", KokkosSpGEMM::ReplayShape::Rows},
           {"tiles", KokkosSpGEMM::ReplayShape::Tiles},
-          {"scratch-rows", KokkosSpGEMM::ReplayShape::RowsInScratch}},
+          {"scratch-rows", KokkosSpGEMM::ReplayShape::RowsInScratch},
+          {"entries", KokkosSpGEMM::ReplayShape::Entries}},
          s.tuning.reuse_replay);
   choose(args, "--wide-rows",
          {{"auto", KokkosSpGEMM::WideRows::Auto},

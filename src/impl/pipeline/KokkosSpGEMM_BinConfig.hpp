@@ -30,7 +30,8 @@ enum class RowKernel {
   SegMerge,            ///< groups of rows through the segmented merge primitive (Ji et al.); rows by products
   ReplayRows,          ///< reuse: one thread (its vector lanes on GPUs) per row adds products at their mapped places
   ReplayTeamRow,       ///< reuse: one team per row adds products at their mapped places
-  ReplayTiles          ///< reuse: a warp's threads per tile of equal products, each thread a block of them
+  ReplayTiles,         ///< reuse: a warp's threads per tile of equal products, each thread a block of them
+  ReplayEntries        ///< reuse: a thread per entry of C sums the products the map names for it
 };
 
 /// Kernels that write sorted rows by merging or sorting products: their numeric phase runs on the symbolic
@@ -91,6 +92,8 @@ inline const char* row_kernel_name(RowKernel k) {
       return "team-row/position-map";
     case RowKernel::ReplayTiles:
       return "tiles/position-map";
+    case RowKernel::ReplayEntries:
+      return "entries/position-map";
   }
   return "?";
 }

@@ -285,6 +285,7 @@ class RowKernelLauncher {
       case RowKernel::ReplayRows:
       case RowKernel::ReplayTeamRow:
       case RowKernel::ReplayTiles:
+      case RowKernel::ReplayEntries:
         return false;
       case RowKernel::ThreadRows:
         return thread_rows_launch[i] >= 0;
@@ -320,6 +321,7 @@ class RowKernelLauncher {
       case RowKernel::ReplayRows:  // launched by the position map's replay (PositionReplay.hpp)
       case RowKernel::ReplayTeamRow:
       case RowKernel::ReplayTiles:
+      case RowKernel::ReplayEntries:
         return;
       case RowKernel::Single:
         if (thread_rows_launch[index] >= 0) return thread_rows(index);

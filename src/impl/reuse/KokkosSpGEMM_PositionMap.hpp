@@ -3,6 +3,8 @@
 // at its place (one byte read instead of a hash insert and probe), as cuSPARSE's reuse API replays its buffers, but
 // within the size of C: the map keeps a byte or two a product where cuSPARSE's buffers keep several words.
 //
+// Products that barely compress take the entry form instead (EntryProducts.hpp): a word an entry of C.
+//
 // Rows are binned by the length of their row of C; a bin is mapped whole or not at all, shortest rows first (fewest
 // bytes a product), within Options::reuse_positions_bytes. The other bins gather from hash tables in C's column
 // order (MultiplyViews::known_columns). Adjacent bins of few rows replay in one launch (small matrices are bound
@@ -121,6 +123,10 @@ struct PositionMap {
   Kokkos::View<std::int64_t*, MemorySpace> tile_rows;
   Kokkos::View<std::int32_t*, MemorySpace> tile_entries;
   std::int64_t tile_products = 0;
+  /// Entry form (ReplayShape::Entries, EntryProducts.hpp): a word an entry of C naming its product, or where its
+  /// products' list lies in entry_lists.
+  Kokkos::View<std::uint64_t*, MemorySpace> entry_products;
+  Kokkos::View<std::uint64_t*, MemorySpace> entry_lists;
   /// Of C's columns in the mapped rows (tile replay: in all rows), when made; each replay recomputes it on the device.
   std::uint64_t checksum = 0;
   /// The deferred replays' launches recorded as one (ReplayGraph.hpp): they name the map's arrays, so they go with
@@ -146,7 +152,8 @@ struct PositionMap {
   std::size_t bytes() const {
     return bins.perm.span() * sizeof(Ordinal) + positions.span() + product_start.span() * sizeof(std::int64_t) +
            entry_offsets.span() * sizeof(std::int32_t) + tile_rows.span() * sizeof(std::int64_t) +
-           tile_entries.span() * sizeof(std::int32_t);
+           tile_entries.span() * sizeof(std::int32_t) +
+           (entry_products.span() + entry_lists.span()) * sizeof(std::uint64_t);
   }
 
   std::string describe() const {
@@ -154,6 +161,11 @@ struct PositionMap {
     if (mapped.empty()) return "  position map: no bin within its byte limit (Options::reuse_positions_bytes)\n";
     std::string s = "  position map: " + std::to_string(bytes()) + " B; bins replayed from it:\n";
     for (const Bin& b : mapped) {
+      if (b.config.kernel == RowKernel::ReplayEntries) {
+        s += describe_bin(b.config) + "  a word an entry of C, " + std::to_string(entry_lists.extent(0)) +
+             " products listed for entries of several\n";
+        continue;
+      }
       s += describe_bin(b.config) + "  " + std::to_string(b.width) + " B a product" +
            (b.tiles > 0 ? ", " + std::to_string(b.tiles) + " tiles of ~" + std::to_string(tile_products) + " products"
                         : std::string()) +

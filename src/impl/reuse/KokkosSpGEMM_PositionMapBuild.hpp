@@ -9,6 +9,7 @@
 #include <impl/pipeline/KokkosSpGEMM_BinConfig.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
 #include <impl/memory/KokkosSpGEMM_MemoryPool.hpp>
+#include <impl/reuse/KokkosSpGEMM_EntryProducts.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionMap.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionReplay.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
@@ -757,15 +758,39 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   using Scalar = typename Views::scalar_type;
   using Space = typename ExecSpace::memory_space;
   using Map = PositionMap<Ordinal, Space>;
-  const Settings& options = state(handle).settings;
+  const Settings& settings = state(handle).settings;
   Map& map = state(handle).positions;
   map = Map();
   pool_bytes = 0;
   const Ordinal rows = static_cast<Ordinal>(v.c_rows.extent(0)) - 1;
-  const std::size_t overhead =
-      static_cast<std::size_t>(max_of<Ordinal>(rows, 0)) * (sizeof(Ordinal) + sizeof(std::int64_t));
   const void* columns = v.c_cols.data();
-  if (rows <= 0 || overhead >= limit) {
+  if (rows <= 0) {
+    map.columns = columns;
+    return true;
+  }
+  if (entry_form_allowed(v, settings) &&
+      (settings.reuse_replay == ReplayShape::Entries ||
+       (settings.reuse_replay == ReplayShape::Auto &&
+        entry_form_suits(handle.products(), static_cast<std::int64_t>(v.c_cols.extent(0)))))) {
+    const int lanes = replay_lanes<ExecSpace>(handle.products(), static_cast<std::int64_t>(v.a_cols.extent(0)));
+    if (make_entry_products(exec, workspace, v, map, lanes, limit)) {
+      typename Map::Bin mb;
+      mb.config.kernel = RowKernel::ReplayEntries;
+      mb.config.rows = rows;
+      mb.config.bound = handle.max_row_products();
+      mb.width = 8;
+      mb.in_c = true;
+      mb.row_end = rows;
+      map.mapped.push_back(mb);
+      map.columns = columns;
+      return true;
+    }
+  }
+  // The bins' form; a shape asked for that the product cannot take is chosen as Auto would.
+  Settings options = settings;
+  if (options.reuse_replay == ReplayShape::Entries) options.reuse_replay = ReplayShape::Auto;
+  const std::size_t overhead = static_cast<std::size_t>(rows) * (sizeof(Ordinal) + sizeof(std::int64_t));
+  if (overhead >= limit) {
     map.columns = columns;
     return true;
   }

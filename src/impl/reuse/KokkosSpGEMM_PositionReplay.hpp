@@ -10,6 +10,7 @@
 #include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
 #include <impl/accumulate/KokkosSpGEMM_MergePath.hpp>
 #include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
+#include <impl/reuse/KokkosSpGEMM_EntryProducts.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionMap.hpp>
 
 #include <algorithm>
@@ -932,6 +933,10 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
                       std::size_t host_stream_bytes, const Items& items = Items()) {
   using Perm = decltype(map.bins.perm);
   using Space = typename ExecSpace::memory_space;
+  if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayEntries) {
+    replay_entries(exec, v, map, status, items);
+    return;
+  }
   if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayTiles) {
     using Kernel = ReplayTilesKernel<ExecSpace, Views, Perm>;
     start_tile_replay(exec, v, status, true, items);
