@@ -66,6 +66,10 @@ inline bool entry_form_suits(std::int64_t products, std::int64_t c_entries) {
   return c_entries > 0 && 4 * products <= 5 * c_entries;
 }
 
+/// The longest list Auto gives a GPU thread: a warp waits for its longest (rajat01 lists 1,442 products at one entry
+/// of C, where its average is 1.15).
+constexpr std::int64_t entry_auto_longest_gpu_list = 32;
+
 /// Every product of A's entries [begin, end) (rows found by a search of A's row map), with its entry j of C (a
 /// search of the row of C): f(e, p, j), or a miss counted into status(0) where the column is not in its row.
 /// Threads take entries of A, their vector lanes a row of B.
@@ -168,12 +172,13 @@ KOKKOS_INLINE_FUNCTION void sort_entry_list(const List& list, std::int64_t first
 /// Makes map.entry_products (and map.entry_lists) for C's columns within `limit` bytes, and map.checksum: one pass
 /// over the products counts each entry's and records the first to arrive; entries of one product keep it, the others
 /// get a list (a scan over the counts), filled by a second pass and sorted. lanes: a GPU thread's vector lanes over a
-/// row of B. False, with nothing kept, past the limit or the word's fields, or where a product's column is not found
+/// row of B. False, with nothing kept, past the limit, the word's fields or `longest_list` products at an entry, or
+/// where a product's column is not found
 /// by a search of its row of C (rows out of order, or columns changed: the bins' form, which hashes the rows, tells
 /// which).
 template <class ExecSpace, class Views, class Map>
 bool make_entry_products(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, Map& map, int lanes,
-                         std::size_t limit) {
+                         std::size_t limit, std::int64_t longest_list) {
   using Space = typename ExecSpace::memory_space;
   using Words = Kokkos::View<std::uint64_t*, Space>;
   const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0));
@@ -206,7 +211,8 @@ bool make_entry_products(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
                     Kokkos::subview(status, 0));
   exec.fence();
   if (missing > 0 || (static_cast<std::size_t>(n) + listed) * sizeof(std::uint64_t) > limit ||
-      listed >= EntryWord::most_lists || static_cast<std::uint64_t>(longest) > EntryWord::most_length) {
+      listed >= EntryWord::most_lists || static_cast<std::uint64_t>(longest) > EntryWord::most_length ||
+      longest > longest_list) {
     workspace.rewind(mark);
     return false;
   }
