@@ -12,19 +12,19 @@ namespace KokkosSpGEMM {
 
 /// How numeric reuse adds the products of the position map's rows (Tuning::reuse_replay).
 enum class ReplayShape {
-  Auto,  ///< Entries where products barely compress (at most 5 for every 4 entries of C) and its words fit the
-         ///< map's bytes (GPUs: no entry of more than 32 products); else on GPUs Tiles for products under 2^24 over at
-         ///< least 4,096 rows of C, fewer than half the device's threads, else Rows, sums in scratch wherever they fit
-         ///< where the rows reach half the threads; on CPUs Rows.
+  Auto,   ///< CPUs: Entries where products barely compress (at most 5 for every 4 entries of C) and its words
+          ///< fit the map's bytes, else Rows. GPUs: Tiles for products under 2^24 over at least 4,096 rows of C,
+          ///< fewer than half the device's threads; else Rows, sums in scratch wherever they fit where the rows
+          ///< reach half the threads.
   Rows,   ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs. GPUs keep a thread's sums
           ///< in its slice of scratch for short rows of many rows' bins (see RowsInScratch), else in C's row.
   Tiles,  ///< Tiles of a few equal products (long rows split between tiles), a group of threads each (one launch,
           ///< after one pass that zeroes C).
   RowsInScratch,  ///< As Rows, with a thread's sums in scratch wherever 128 threads' sums fit 32 KB (CPUs too).
                   ///< Options::deterministic always replays by rows, sums in C.
-  Entries         ///< A word an entry of C names its product, or the list of its products; a thread an entry writes C
-           ///< once, no zeroing pass, no atomics (sorted output and A's own values, within the map's bytes; else as
-           ///< Auto).
+  /// A word an entry of C names its product, or the list of its products; a thread an entry writes C once, no
+  /// zeroing pass, no atomics (sorted output and A's own values, within the map's bytes; else as Auto).
+  Entries
 };
 
 /// How team-row bins accumulate rows of C too long for a scratch hash table (Tuning::wide_rows).

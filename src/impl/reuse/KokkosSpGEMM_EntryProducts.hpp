@@ -7,6 +7,7 @@
 #ifndef KOKKOSSPGEMM_ENTRYPRODUCTS_HPP
 #define KOKKOSSPGEMM_ENTRYPRODUCTS_HPP
 
+#include <KokkosSpGEMM_Tuning.hpp>
 #include <backend/KokkosSpGEMM_BackendTraits.hpp>
 #include <compat/KokkosSpGEMM_Compat.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
@@ -64,6 +65,13 @@ bool entry_form_allowed(const Views& v, const Settings& options) {
 /// entries' words then mostly stay within the 4 bytes an entry that C's 12 leave beyond the map's 8).
 inline bool entry_form_suits(std::int64_t products, std::int64_t c_entries) {
   return c_entries > 0 && 4 * products <= 5 * c_entries;
+}
+
+/// Whether Auto considers the entry form on this backend: CPUs, where it was measured faster wherever it was taken
+/// (docs/performance.md, v74); GPUs only when asked for (ReplayShape::Entries) until measured there.
+template <class ExecSpace>
+constexpr bool entry_form_auto() {
+  return !BackendTraits<ExecSpace>::is_gpu;
 }
 
 /// The longest list Auto gives a GPU thread: a warp waits for its longest (rajat01 lists 1,442 products at one entry
