@@ -67,8 +67,12 @@ inline bool entry_form_suits(std::int64_t products, std::int64_t c_entries) {
   return c_entries > 0 && 4 * products <= 5 * c_entries;
 }
 
-/// Whether Auto considers the entry form on this backend: CPUs, where it was measured faster wherever it was taken
-/// (docs/performance.md, v74); GPUs only when asked for (ReplayShape::Entries) until measured there.
+/// The most bytes of words Auto gives the entry form on CPUs: past the caches a replay is bound by its bytes, and
+/// the words, with C's columns and values, move about twice the rows' map (measured: docs/performance.md, v74).
+constexpr std::size_t entry_auto_host_bytes = std::size_t(16) << 20;
+
+/// Whether Auto considers the entry form on this backend: CPUs (within entry_auto_host_bytes); GPUs only when asked
+/// for (ReplayShape::Entries) until it is measured there.
 template <class ExecSpace>
 constexpr bool entry_form_auto() {
   return !BackendTraits<ExecSpace>::is_gpu;

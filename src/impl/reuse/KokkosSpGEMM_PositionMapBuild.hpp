@@ -771,6 +771,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
   if (entry_form_allowed(v, settings) &&
       (settings.reuse_replay == ReplayShape::Entries ||
        (settings.reuse_replay == ReplayShape::Auto && entry_form_auto<ExecSpace>() &&
+        v.c_cols.extent(0) * sizeof(std::uint64_t) <= entry_auto_host_bytes &&
         entry_form_suits(handle.products(), static_cast<std::int64_t>(v.c_cols.extent(0)))))) {
     const int lanes = replay_lanes<ExecSpace>(handle.products(), static_cast<std::int64_t>(v.a_cols.extent(0)));
     const bool asked = settings.reuse_replay == ReplayShape::Entries;
