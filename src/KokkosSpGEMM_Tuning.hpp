@@ -16,8 +16,8 @@ enum class ReplayShape {
          ///< fit the map's bytes and 16 MiB, else Rows. GPUs: Tiles for products under 2^24 over at least 4,096 rows of
          ///< C, fewer than half the device's threads; else Rows, sums in scratch wherever they fit where the rows reach
          ///< half the threads.
-  Rows,   ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs. GPUs keep a thread's sums
-          ///< in its slice of scratch for short rows of many rows' bins (see RowsInScratch), else in C's row.
+  Rows,  ///< A thread per row (its vector lanes on GPUs), long rows a team each on GPUs. GPUs keep a thread's sums
+         ///< in its slice of scratch for short rows of many rows' bins (see RowsInScratch), else in C's row.
   Tiles,  ///< Tiles of a few equal products (long rows split between tiles), a group of threads each (one launch,
           ///< after one pass that zeroes C).
   RowsInScratch,  ///< As Rows, with a thread's sums in scratch wherever 128 threads' sums fit 32 KB (CPUs too).
