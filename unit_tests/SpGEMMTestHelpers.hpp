@@ -169,6 +169,18 @@ std::string check_reuse_rounds(const HostCsr<S, O, F>& a, const HostCsr<S, O, F>
   return handle.describe();
 }
 
+/// Reverses the columns of every row of c by hand (still the product's columns, out of order) and returns the host
+/// copy written back.
+template <class DeviceCsr>
+auto reverse_rows_by_hand(DeviceCsr& c) {
+  auto hc = KokkosSpGEMM::to_host(c);
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(hc.num_rows()); ++i) {
+    std::reverse(hc.entries().data() + hc.row_map()(i), hc.entries().data() + hc.row_map()(i + 1));
+  }
+  Kokkos::deep_copy(c.entries(), hc.entries());
+  return hc;
+}
+
 /// Grid sides whose stencils have at least `rows` interior rows in 2D and 3D (at least 8 a side).
 inline std::pair<int, int> grid_sides_for_rows(std::int64_t rows) {
   const int n2 = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(rows)))) + 4;

@@ -337,11 +337,7 @@ TEST(TEST_CATEGORY, position_map_entry_form_names_each_entrys_products) {
     KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);
     KokkosSpGEMM::spgemm_numeric(exec, handle, da, db, c);  // makes the map
     ASSERT_NE(handle.describe().find("entries/position-map"), std::string::npos) << handle.describe();
-    auto hc = KokkosSpGEMM::to_host(c);
-    for (int i = 0; i < hc.num_rows(); ++i) {
-      std::reverse(hc.entries().data() + hc.row_map()(i), hc.entries().data() + hc.row_map()(i + 1));
-    }
-    Kokkos::deep_copy(c.entries(), hc.entries());
+    auto hc = reverse_rows_by_hand(c);
     const auto a2 = with_new_values(ga, -1.5, 1.0);
     const auto b2 = with_new_values(gb, 0.25, 2.0);
     for (int round = 0; round < 2; ++round) {
@@ -503,11 +499,7 @@ TEST(TEST_CATEGORY, position_map_notices_changed_columns_of_c) {
         << what;
 
     // Rows reversed by hand (still this product's columns): the map is made again for them and they stay reversed.
-    auto hc = KokkosSpGEMM::to_host(c);
-    for (int i = 0; i < hc.num_rows(); ++i) {
-      std::reverse(hc.entries().data() + hc.row_map()(i), hc.entries().data() + hc.row_map()(i + 1));
-    }
-    Kokkos::deep_copy(c.entries(), hc.entries());
+    auto hc = reverse_rows_by_hand(c);
     KokkosSpGEMM::spgemm_numeric(exec, handle, da2, db2, c);
     auto cmp = KokkosSpGEMM::compare_to_reference(c, a2, b2, false);
     EXPECT_TRUE(cmp.ok) << what << ", reversed rows: " << cmp.message;

@@ -42,11 +42,7 @@ TEST(TEST_CATEGORY, reuse_refreshes_values_in_the_columns_of_c) {
       const int* written = c.entries().data();
 
       // Reverse every row's columns by hand: a values-only refresh keeps that order.
-      auto hc = KokkosSpGEMM::to_host(c);
-      for (int i = 0; i < hc.num_rows(); ++i) {
-        std::reverse(hc.entries().data() + hc.row_map()(i), hc.entries().data() + hc.row_map()(i + 1));
-      }
-      Kokkos::deep_copy(c.entries(), hc.entries());
+      auto hc = reverse_rows_by_hand(c);
       const auto a2 = with_new_values(a, -1.5, 1.0);
       const auto b2 = with_new_values(b, 0.25, 2.0);
       const auto da2 = KokkosSpGEMM::copy_to(exec, a2);

@@ -12,7 +12,6 @@
 #include <compat/KokkosSpGEMM_Compat.hpp>
 #include <impl/accumulate/KokkosSpGEMM_HashAccumulator.hpp>
 #include <impl/memory/KokkosSpGEMM_Workspace.hpp>
-#include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 #include <impl/pipeline/KokkosSpGEMM_WorkRanges.hpp>
 #include <impl/reuse/KokkosSpGEMM_PositionMap.hpp>
 
@@ -78,10 +77,6 @@ constexpr bool entry_form_auto() {
   return !BackendTraits<ExecSpace>::is_gpu;
 }
 
-/// The longest list Auto gives a GPU thread: a warp waits for its longest (rajat01 lists 1,442 products at one entry
-/// of C, where its average is 1.15).
-constexpr std::int64_t entry_auto_longest_gpu_list = 32;
-
 /// Every product of A's entries [begin, end) (rows found by a search of A's row map), with its entry j of C (a
 /// search of the row of C): f(e, p, j), or a miss counted into status(0) where the column is not in its row.
 /// Threads take entries of A, their vector lanes a row of B.
@@ -106,16 +101,7 @@ void for_each_product_entry(const ExecSpace& exec, const char* label, const View
         const std::int64_t end = min_of(entries, begin + per_thread);
         if (begin >= end) return;
         // The row holding entry `begin`: the last row whose first entry is at or before it.
-        std::int64_t lo = 0, hi = rows;
-        while (hi - lo > 1) {
-          const std::int64_t mid = lo + (hi - lo) / 2;
-          if (static_cast<std::int64_t>(v.a_rows(mid)) <= begin) {
-            lo = mid;
-          } else {
-            hi = mid;
-          }
-        }
-        std::int64_t row = lo;
+        std::int64_t row = sorted_lower_bound(v.a_rows, 0, rows, begin + 1) - 1;
         std::uint64_t misses = 0;
         for (std::int64_t e = begin; e < end; ++e) {
           while (static_cast<std::int64_t>(v.a_rows(row + 1)) <= e) ++row;  // rows without entries
@@ -184,13 +170,12 @@ KOKKOS_INLINE_FUNCTION void sort_entry_list(const List& list, std::int64_t first
 /// Makes map.entry_products (and map.entry_lists) for C's columns within `limit` bytes, and map.checksum: one pass
 /// over the products counts each entry's and records the first to arrive; entries of one product keep it, the others
 /// get a list (a scan over the counts), filled by a second pass and sorted. lanes: a GPU thread's vector lanes over a
-/// row of B. False, with nothing kept, past the limit, the word's fields or `longest_list` products at an entry, or
-/// where a product's column is not found
+/// row of B. False, with nothing kept, past the limit or the word's fields, or where a product's column is not found
 /// by a search of its row of C (rows out of order, or columns changed: the bins' form, which hashes the rows, tells
 /// which).
 template <class ExecSpace, class Views, class Map>
 bool make_entry_products(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, Map& map, int lanes,
-                         std::size_t limit, std::int64_t longest_list) {
+                         std::size_t limit) {
   using Space = typename ExecSpace::memory_space;
   using Words = Kokkos::View<std::uint64_t*, Space>;
   const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0));
@@ -218,13 +203,9 @@ bool make_entry_products(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
         sum += column_check_term(v.c_cols(j), j);
       },
       listed, checksum, Kokkos::Max<std::int64_t>(longest));
-  std::uint64_t missing = 0;
-  Kokkos::deep_copy(exec, Kokkos::View<std::uint64_t, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&missing),
-                    Kokkos::subview(status, 0));
-  exec.fence();
-  if (missing > 0 || (static_cast<std::size_t>(n) + listed) * sizeof(std::uint64_t) > limit ||
-      listed >= EntryWord::most_lists || static_cast<std::uint64_t>(longest) > EntryWord::most_length ||
-      longest > longest_list) {
+  if (read_reuse_status(exec, status).missing > 0 ||
+      (static_cast<std::size_t>(n) + listed) * sizeof(std::uint64_t) > limit || listed >= EntryWord::most_lists ||
+      static_cast<std::uint64_t>(longest) > EntryWord::most_length) {
     workspace.rewind(mark);
     return false;
   }
@@ -264,19 +245,14 @@ bool make_entry_products(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
   return true;
 }
 
-/// Replays the entry form into C: with operand items, A and B are checked first (status(2); the replay then skips
-/// its work), then a thread an entry of C (a few adjacent ones a GPU thread, a run a CPU thread) writes its value
-/// and adds its column's checksum term, a team's sum once to status(1).
-template <class ExecSpace, class Views, class Map, class Status, class Items>
-void replay_entries(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, const Items& items) {
+/// Replays the entry form into C, unless the check beside the replay found A or B malformed (status(2), counted
+/// before it: check_operands_beside): a thread an entry of C (a few adjacent ones a GPU thread, a run a CPU thread)
+/// writes its value and adds its column's checksum term, a team's sum once to status(1).
+template <class ExecSpace, class Views, class Map, class Status>
+void replay_entries(const ExecSpace& exec, const Views& v, const Map& map, const Status& status) {
   using Traits = BackendTraits<ExecSpace>;
   using Policy = Teams<ExecSpace>;
   using Scalar = typename Views::scalar_type;
-  if constexpr (Items::checks) {
-    if (items.size() > 0) {
-      count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands_beside_replay", items, Kokkos::subview(status, 2));
-    }
-  }
   const std::int64_t n = static_cast<std::int64_t>(map.entry_products.extent(0));
   if (n == 0) return;
   const int threads = Traits::is_gpu ? 256 : 1;
@@ -299,20 +275,16 @@ void replay_entries(const ExecSpace& exec, const Views& v, const Map& map, const
                 const std::int64_t j = base + u * threads + r;
                 if (j >= n) break;
                 const std::uint64_t w = words(j);
+                auto product = [&](const std::uint64_t y) {
+                  return v.a_vals(EntryWord::a_entry(y)) * v.b_vals(EntryWord::b_entry(y));
+                };
                 Scalar value;
                 if (!EntryWord::is_list(w)) {
-                  value = v.a_vals(EntryWord::a_entry(w)) * v.b_vals(EntryWord::b_entry(w));
+                  value = product(w);
                 } else {
                   const std::int64_t first = EntryWord::first(w), length = EntryWord::length(w);
-                  value = Scalar();
-                  if (length > 0) {
-                    const std::uint64_t y = lists(first);
-                    value = v.a_vals(EntryWord::a_entry(y)) * v.b_vals(EntryWord::b_entry(y));
-                  }
-                  for (std::int64_t l = 1; l < length; ++l) {
-                    const std::uint64_t y = lists(first + l);
-                    accumulate<false>(&value, v.a_vals(EntryWord::a_entry(y)) * v.b_vals(EntryWord::b_entry(y)));
-                  }
+                  value = length > 0 ? product(lists(first)) : Scalar();
+                  for (std::int64_t l = 1; l < length; ++l) accumulate<false>(&value, product(lists(first + l)));
                 }
                 v.c_vals(j) = value;
                 x += column_check_term(v.c_cols(j), j);

@@ -92,6 +92,25 @@ struct TileRuns {
   }
 };
 
+/// The reuse status (Handle::m_reuse_status, MultiplyViews::reuse_status) on the host: [0] columns missing from
+/// their row's table, [1] the checksum of C's columns, [2] rows and entries of A and B that break the CSR rules
+/// (the check beside a replay).
+struct ReuseStatus {
+  static constexpr int entries = 3;
+  std::uint64_t missing = 0, checksum = 0, bad_operands = 0;
+};
+
+/// One copy back of the reuse status, after the device's work on it.
+template <class ExecSpace, class Status>
+ReuseStatus read_reuse_status(const ExecSpace& exec, const Status& status) {
+  std::uint64_t found[ReuseStatus::entries] = {0, 0, 0};
+  Kokkos::deep_copy(
+      exec, Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(found, ReuseStatus::entries),
+      status);
+  exec.fence();
+  return ReuseStatus{found[0], found[1], found[2]};
+}
+
 template <class Ordinal, class MemorySpace>
 struct PositionMap {
   /// A mapped bin: the replay kernel's shape and where its rows' places are.

@@ -774,11 +774,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
         v.c_cols.extent(0) * sizeof(std::uint64_t) <= entry_auto_host_bytes &&
         entry_form_suits(handle.products(), static_cast<std::int64_t>(v.c_cols.extent(0)))))) {
     const int lanes = replay_lanes<ExecSpace>(handle.products(), static_cast<std::int64_t>(v.a_cols.extent(0)));
-    const bool asked = settings.reuse_replay == ReplayShape::Entries;
-    const std::int64_t longest_list = asked || !BackendTraits<ExecSpace>::is_gpu
-                                          ? static_cast<std::int64_t>(EntryWord::most_length)
-                                          : entry_auto_longest_gpu_list;
-    if (make_entry_products(exec, workspace, v, map, lanes, limit, longest_list)) {
+    if (make_entry_products(exec, workspace, v, map, lanes, limit)) {
       typename Map::Bin mb;
       mb.config.kernel = RowKernel::ReplayEntries;
       mb.config.rows = rows;
