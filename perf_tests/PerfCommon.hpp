@@ -299,6 +299,7 @@ struct PerfArgs {
   bool nomap = false;          ///< also ours without the position map (Tuning::reuse_positions off)
   bool rowreplay = false;      ///< also ours replaying the map a row per thread or team (ReplayShape::Rows)
   bool entryreplay = false;    ///< also ours replaying the map's entry form where it fits (ReplayShape::Entries)
+  bool bigmap = false;         ///< also ours with the position map unbounded (Tuning::reuse_positions_bytes)
   bool widehash = false;       ///< also ours with level-2 hash tables for rows past scratch (WideRows::Hash)
   bool onequeue = false;       ///< also ours with every launch of a phase on its instance (Tuning::launch_queues 1)
   bool nograph = false;        ///< also ours launching each replay kernel (Tuning::replay_graphs off)
@@ -336,6 +337,8 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       args.rowreplay = true;
     } else if (k == "--entryreplay") {
       args.entryreplay = true;
+    } else if (k == "--bigmap") {
+      args.bigmap = true;
     } else if (k == "--widehash") {
       args.widehash = true;
     } else if (k == "--onequeue") {
@@ -373,7 +376,7 @@ inline bool parse_perf_args(int argc, char* argv[], const char* default_csv, Per
       std::fprintf(
           stderr,
           "usage: %s [--quick] [--deterministic] [--unsorted] [--nomap] [--rowreplay] [--entryreplay] [--widehash] "
-          "[--onequeue] "
+          "[--bigmap] [--onequeue] "
           "[--nograph] [--lanes-in-c] [--ours-only] "
           "[--repeat N] "
           "[--cache-limit BYTES] [--csv FILE] [--matrices DIR] "

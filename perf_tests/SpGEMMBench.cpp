@@ -144,6 +144,11 @@ void run_case(const Case& cs, const PerfArgs& args, std::vector<Result>& results
     entries.reuse_replay = KokkosSpGEMM::ReplayShape::Entries;
     variants.push_back({"ours_entryreplay", entries});
   }
+  if (args.bigmap) {
+    OursVariant big;
+    big.reuse_positions_bytes = std::size_t(1) << 40;
+    variants.push_back({"ours_bigmap", big});
+  }
   if (args.widehash) {
     OursVariant hash;
     hash.wide_rows = KokkosSpGEMM::WideRows::Hash;
