@@ -71,7 +71,8 @@ inline bool entry_form_suits(std::int64_t products, std::int64_t c_entries) {
 constexpr std::size_t entry_auto_host_bytes = std::size_t(16) << 20;
 
 /// Whether Auto considers the entry form on this backend: CPUs (within entry_auto_host_bytes); GPUs only when asked
-/// for (ReplayShape::Entries) until it is measured there.
+/// for (ReplayShape::Entries), since there it measured no faster than tiles and rows, and a warp waits for its
+/// longest list (docs/performance.md, v74).
 template <class ExecSpace>
 constexpr bool entry_form_auto() {
   return !BackendTraits<ExecSpace>::is_gpu;
