@@ -95,7 +95,9 @@ struct Tuning {
   /// false: every call launches its kernels.
   bool replay_graphs = true;
   /// GPUs: thread-row replays with vector lanes keep a row's sums in the thread's slice of scratch, added without
-  /// atomics, where B's rows are sorted without repeats and the sums fit; false: in C's row, atomically.
+  /// atomics, where B's rows are sorted without repeats and the sums fit, and team-row replays with their sums in
+  /// scratch give each thread a slice of the row's sums there (ReplayTeamRowKernel::slices); false: in C's row, or
+  /// the team's shared sums, atomically.
   bool replay_lanes_in_scratch = true;
   /// The accumulator of rows too long for scratch (see WideRows).
   WideRows wide_rows = WideRows::Auto;

@@ -244,6 +244,55 @@ TEST(TEST_CATEGORY, position_map_lanes_sum_in_scratch) {
   }
 }
 
+/// Dense blocks of 40 columns (A: 600 x 600, every 37th row empty; B: 600 x 650, each block's columns shifted by a
+/// row's index so that its rows differ): C's rows gather 40 products an entry, over rows of B sorted without repeats
+/// (`repeats`: each row of B names one column twice).
+inline std::pair<HostCsr<double>, HostCsr<double>> dense_blocks_case(bool repeats) {
+  const int n = 600, cols = 650, block = 40;
+  std::vector<std::vector<std::pair<int, double>>> a_rows(n), b_rows(n);
+  for (int i = 0; i < n; ++i) {
+    const int first = i / block * block;
+    if (i % 37 != 5) {
+      for (int j = 0; j < block; ++j) a_rows[i].push_back({first + j, 1.0 + (i + j) % 7 - 3.0});
+    }
+    for (int j = 0; j < block; ++j) b_rows[i].push_back({first + j + i % 3, 0.25 + (i * j) % 5});
+    if (repeats) b_rows[i].push_back({first + i % 3, 1.5});
+    std::sort(b_rows[i].begin(), b_rows[i].end());
+  }
+  return {csr_from_rows<double>(n, n, a_rows), csr_from_rows<double>(n, cols, b_rows)};
+}
+
+// GPUs: team rows whose entries of C gather many products (40 each, more than the team's threads) keep a slice of
+// the row's sums a thread without atomics, added up when the row is written; not where a row of B repeats a column,
+// nor where the tuning keeps lanes' sums out of scratch. Every backend checks the values against the reference.
+TEST(TEST_CATEGORY, position_map_team_rows_sum_in_slices) {
+  using Exec = TEST_EXECSPACE;
+  const auto [a, b] = dense_blocks_case(false);
+  const auto [a_r, b_r] = dense_blocks_case(true);
+  // A byte limit past the size of C: 40 products an entry of C take 40 bytes of places.
+  TestOptions large;
+  large.reuse_positions_bytes = std::size_t(1) << 24;
+  TestOptions atomics = large;
+  atomics.replay_lanes_in_scratch = false;
+  const std::string sliced = check_reuse_rounds<Exec>(a, b, large, "dense blocks");
+  const std::string repeated = check_reuse_rounds<Exec>(a_r, b_r, large, "dense blocks, repeats in B");
+  const std::string shared = check_reuse_rounds<Exec>(a, b, atomics, "dense blocks, lanes' sums not in scratch");
+  TestOptions unsorted = large;
+  unsorted.sorted = false;
+  const std::string sliced_unsorted = check_reuse_rounds<Exec>(a, b, unsorted, "dense blocks, unsorted");
+  if (KokkosSpGEMM::BackendTraits<Exec>::is_gpu) {
+    EXPECT_NE(sliced.find("team-row/position-map"), std::string::npos) << sliced;
+    EXPECT_NE(sliced.find("a slice a thread"), std::string::npos) << sliced;
+    EXPECT_NE(sliced_unsorted.find("a slice a thread"), std::string::npos) << sliced_unsorted;
+    EXPECT_NE(shared.find("team-row/position-map"), std::string::npos) << shared;
+    EXPECT_EQ(shared.find("a slice a thread"), std::string::npos) << shared;
+    EXPECT_NE(repeated.find("team-row/position-map"), std::string::npos) << repeated;
+    EXPECT_EQ(repeated.find("a slice a thread"), std::string::npos) << repeated;
+  } else {
+    EXPECT_EQ(sliced.find("a slice a thread"), std::string::npos) << sliced;
+  }
+}
+
 TEST(TEST_CATEGORY, position_map_host_rows_sum_on_the_stack_and_stream) {
   using Exec = TEST_EXECSPACE;
   const auto [a, b] = stack_row_lengths_case();

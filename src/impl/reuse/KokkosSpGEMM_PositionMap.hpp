@@ -122,6 +122,7 @@ struct PositionMap {
     bool in_c = false;                        ///< sums kept in C's values (rows too long for scratch), not in scratch
     bool shares = false;                      ///< team rows: equal shares of each row's products to the threads
     bool together = false;                    ///< thread rows, sums in scratch: the team writes its rows together
+    bool slices = false;                      ///< team rows, sums in scratch: a slice of the sums a thread
     int last_bin = 0;                         ///< adjacent small bins replay in one launch: bins config.bin to last_bin
     std::int64_t row_begin = 0, row_end = 0;  ///< the run's rows in the bins' order
     std::int64_t first_tile = 0, tiles = 0;   ///< tile replay: the run's tiles in tile_rows
@@ -195,6 +196,7 @@ struct PositionMap {
                 : std::string()) +
            (b.in_c       ? ", sums in C\n"
             : b.together ? ", sums in scratch, rows written together\n"
+            : b.slices   ? ", sums in scratch, a slice a thread\n"
                          : ", sums in scratch\n");
     }
     if (!gathered.empty()) {

@@ -163,6 +163,16 @@ bool replay_lanes_in_scratch(const ExecSpace& exec, const Views& v, const Settin
                                static_cast<std::int64_t>(v.b_rows.extent(0)) - 1, true) < 0;
 }
 
+/// Whether a team-row run with its sums in scratch gives each thread its own slice of the sums
+/// (ReplayTeamRowKernel::slices; B's rows repeat no column, as replay_lanes_in_scratch finds): where the run's
+/// entries of C gather a product or more each for every thread of the team, so that the slices' zeroing and adding
+/// up (a slot a thread an entry) cost no more than the atomics they spare, and the slices fit the scratch budget.
+template <class ExecSpace, class Scalar>
+bool replay_team_slices(std::int64_t products, std::int64_t c_entries, const BinConfig& c, const Settings& options) {
+  const std::int64_t bytes = static_cast<std::int64_t>(c.team_size) * (c.bound + 1) * sizeof(Scalar) + 64;
+  return products >= c_entries * c.team_size && bytes <= scratch_budget<ExecSpace>(options);
+}
+
 /// Whether thread rows with their sums in scratch (ReplayOwnedRowsKernel) write their rows together, adjacent
 /// threads on adjacent entries of C: on GPUs, where the rows of C average 12 entries or more (three sectors), since
 /// a thread writing its own row costs an L2 sector a value; on shorter rows the extra pass costs more than the
@@ -611,6 +621,8 @@ void plan_map_launches(Map& map, const std::vector<MapChosenBin>& chosen, bool f
                       ReplayOwnedRowsKernel<ExecSpace, Views, Perm, true>::scratch_bytes(
                           mb.config.rows_per_team, static_cast<Ordinal>(mb.config.l1_entries), mb.config.team_size),
                       options);
+    mb.slices = lanes_in_scratch && mb.config.kernel == RowKernel::ReplayTeamRow && !mb.in_c && !mb.shares &&
+                replay_team_slices<ExecSpace, Scalar>(run_products, run_c_entries, mb.config, options);
     mb.first_byte = chosen[i].first_byte;
     mb.first_product = chosen[i].first_product;
     mb.row_begin = map.bins.offsets[chosen[i].bin];

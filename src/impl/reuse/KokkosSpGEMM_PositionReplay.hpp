@@ -519,7 +519,11 @@ struct ReplayOwnedRowsKernel {
 /// lanes each row of B. Shares = true (rows of B of skewed lengths, replay_by_shares): the row's products go to the
 /// threads in equal shares, each share's first entry of A found from the map's entry offsets, and lane l adds
 /// products begin + l, begin + l + lanes, ..., following the entries they fall in: no thread waits on one that met
-/// a long row of B, and rows of B shorter than the lanes leave none idle.
+/// a long row of B, and rows of B shorter than the lanes leave none idle. slices (not with Shares): each thread
+/// adds into its own slice of the row's sums in scratch without atomics, where B's rows repeat no column
+/// (replay_lanes_in_scratch: one row of B's lanes meet distinct places; the lanes are ordered between rows of B),
+/// and the team adds the slices up when it writes the row: on sm_90 a floating-point atomic in scratch is a
+/// compare-and-swap loop, which the threads' entries of A meeting one column make retry.
 template <class ExecSpace, class Views, class Perm, bool Shares>
 struct ReplayTeamRowKernel {
   using Ordinal = typename Views::ordinal_type;
@@ -533,13 +537,21 @@ struct ReplayTeamRowKernel {
   ReplaySource<typename ExecSpace::memory_space> src;
   std::int64_t first = 0;
   Ordinal row_entries = 0;
-  int lanes = 1;  // the policy's vector length
+  int lanes = 1;        // the policy's vector length
+  bool slices = false;  // a slice of the sums a thread (sums in scratch, not Shares)
 
   /// Without entry offsets (by_runs) rows need a slot a thread besides their sums.
   KOKKOS_INLINE_FUNCTION bool runs() const { return !Shares && src.entry_offsets.data() == nullptr; }
+  /// Slots of one thread's slice: the row's sums and a padding slot, so that the slices start in distinct banks.
+  KOKKOS_INLINE_FUNCTION std::size_t slice_slots() const { return static_cast<std::size_t>(row_entries) + 1; }
+  KOKKOS_INLINE_FUNCTION std::size_t sums_bytes(int team_size) const {
+    return src.in_c ? 0
+                    : (slices ? static_cast<std::size_t>(team_size) * slice_slots()
+                              : static_cast<std::size_t>(row_entries)) *
+                          sizeof(Scalar);
+  }
   std::size_t scratch_bytes(int team_size) const {
-    return (src.in_c ? 0 : static_cast<std::size_t>(row_entries) * sizeof(Scalar)) +
-           (runs() ? static_cast<std::size_t>(team_size) * sizeof(std::int32_t) : 0) + 64;
+    return sums_bytes(team_size) + (runs() ? static_cast<std::size_t>(team_size) * sizeof(std::int32_t) : 0) + 64;
   }
 
   KOKKOS_INLINE_FUNCTION void by_shares(const Member& team, std::int64_t q, const Ordinal row, Scalar* sums) const {
@@ -606,8 +618,20 @@ struct ReplayTeamRowKernel {
     }
     std::int64_t offset = static_cast<std::int64_t>(runs[rank] - products);
     for (std::int64_t e = begin; e < end; ++e) {
-      offset += replay_entry<atomic>(v, team, row, a_begin + e, places, src.width, offset, sums);
+      offset += add_entry(team, row, a_begin + e, places, offset, sums);
     }
+  }
+
+  /// Entry e's products into sums: the thread's own slice without atomics (then its lanes are ordered before the
+  /// next entry), else the row's shared sums atomically.
+  KOKKOS_INLINE_FUNCTION Ordinal add_entry(const Member& team, const Ordinal row, const std::int64_t e,
+                                           const unsigned char* places, const std::int64_t offset, Scalar* sums) const {
+    if (slices) {
+      const Ordinal n = replay_entry<false>(v, team, row, e, places, src.width, offset, sums);
+      VectorLanes().sync();
+      return n;
+    }
+    return replay_entry<atomic>(v, team, row, e, places, src.width, offset, sums);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -616,11 +640,18 @@ struct ReplayTeamRowKernel {
     const Ordinal row = perm(q);
     const auto c_begin = v.c_rows(row);
     const Ordinal length = static_cast<Ordinal>(v.c_rows(row + 1) - c_begin);
-    Scalar* sums = src.in_c ? v.c_vals.data() + c_begin
-                            : static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(
-                                  static_cast<std::size_t>(row_entries) * sizeof(Scalar), 16));
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, length), [&](const Ordinal s) { sums[s] = Scalar(); });
-    team.team_barrier();
+    Scalar* const all_sums =
+        src.in_c ? v.c_vals.data() + c_begin
+                 : static_cast<Scalar*>(team.team_shmem().get_shmem_aligned(sums_bytes(team.team_size()), 16));
+    // With slices each thread zeroes, adds into and (after the barrier) is read from its own slice.
+    Scalar* const sums = slices ? all_sums + static_cast<std::size_t>(team.team_rank()) * slice_slots() : all_sums;
+    if (slices) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, length), [&](const Ordinal s) { sums[s] = Scalar(); });
+      VectorLanes().sync();
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, length), [&](const Ordinal s) { sums[s] = Scalar(); });
+      team.team_barrier();
+    }
     if constexpr (Shares) {
       by_shares(team, q, row, sums);
     } else if (runs()) {
@@ -631,16 +662,20 @@ struct ReplayTeamRowKernel {
       const unsigned char* places = src.row(q);
       const auto a_begin = v.a_rows(row);
       Kokkos::parallel_for(
-          Kokkos::TeamThreadRange(team, static_cast<Ordinal>(v.a_rows(row + 1) - a_begin)), [&](const Ordinal t) {
-            replay_entry<atomic>(v, team, row, a_begin + t, places, src.width, src.entry_offsets(a_begin + t), sums);
-          });
+          Kokkos::TeamThreadRange(team, static_cast<Ordinal>(v.a_rows(row + 1) - a_begin)),
+          [&](const Ordinal t) { add_entry(team, row, a_begin + t, places, src.entry_offsets(a_begin + t), sums); });
     }
     if (!src.in_c) team.team_barrier();  // sums in C need no barrier: the checksum reads only C's columns
     std::uint64_t check = 0;
+    const int threads = slices ? team.team_size() : 1;
     Kokkos::parallel_reduce(
         Kokkos::TeamVectorRange(team, length),
         [&](const Ordinal s, std::uint64_t& x) {
-          if (!src.in_c) v.c_vals(c_begin + s) = sums[s];
+          if (!src.in_c) {
+            Scalar sum = all_sums[s];
+            for (int t = 1; t < threads; ++t) sum += all_sums[static_cast<std::size_t>(t) * slice_slots() + s];
+            v.c_vals(c_begin + s) = sum;
+          }
           x += column_check_term(v.c_cols(c_begin + s), static_cast<std::int64_t>(c_begin + s));
         },
         check);
@@ -968,8 +1003,9 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
             c.team_size,
             typename Kernel::Policy(exec, 1, 1, c.vector_length).team_size_max(kernel, Kokkos::ParallelForTag()));
         typename Kernel::Policy policy(exec, static_cast<int>(c.rows), team, c.vector_length);
-        if (!kernel.src.in_c &&
-            kernel.scratch_bytes(team) > static_cast<std::size_t>(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0))) {
+        const auto most = static_cast<std::size_t>(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
+        if (kernel.slices && kernel.scratch_bytes(team) > most) kernel.slices = false;
+        if (!kernel.src.in_c && kernel.scratch_bytes(team) > most) {
           kernel.src.in_c = true;  // by_runs' slots would overflow scratch: the sums go to C's row
         }
         policy.set_scratch_size(0, Kokkos::PerTeam(kernel.scratch_bytes(team)));
@@ -980,7 +1016,7 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
                                                                  c.vector_length});
       } else {
         launch(ReplayTeamRowKernel<ExecSpace, Views, Perm, false>{v, map.bins.perm, src, first, row_entries,
-                                                                  c.vector_length});
+                                                                  c.vector_length, mb.slices && !mb.in_c});
       }
       continue;
     }
