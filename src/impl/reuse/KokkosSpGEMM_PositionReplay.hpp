@@ -1016,7 +1016,7 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
                                                                  c.vector_length});
       } else {
         launch(ReplayTeamRowKernel<ExecSpace, Views, Perm, false>{v, map.bins.perm, src, first, row_entries,
-                                                                  c.vector_length, mb.slices && !mb.in_c});
+                                                                  c.vector_length, mb.slices});
       }
       continue;
     }
