@@ -104,7 +104,8 @@ struct Tuning {
   /// The block product's row split (see BlockRows); Options::deterministic takes Threads whatever this says.
   BlockRows block_rows = BlockRows::Auto;
   /// GPUs: the streams a phase spreads its bins' launches over (its instance's and side streams of the library's),
-  /// so that one bin's last teams run beside the next bin's; 1 keeps every launch on the instance. CPUs: always 1.
+  /// so that one bin's last teams run beside the next bin's, and a reuse call's bins gathered beside its replay
+  /// (gathered_beside_replay); 1 keeps every launch on the instance. CPUs: always 1.
   int launch_queues = 4;
   /// GPUs, symbolic team rows: a row whose columns span no more than its table's bits (rows of B sorted) is counted
   /// as bits of a window of that span instead of in its hash table. false: always the table.

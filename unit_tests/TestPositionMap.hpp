@@ -293,6 +293,76 @@ TEST(TEST_CATEGORY, position_map_team_rows_sum_in_slices) {
   }
 }
 
+/// Long rows of C that gather about ten products an entry (A: 240 x 300, B: 300 x 2,000): their places would take
+/// more than the size of C, so the map leaves them to the numeric kernels with C's columns known (on GPUs dense
+/// rows in scratch), while it maps the short rows (every 8th row of A, from 1: one row of B). Rows of B of 150
+/// distinct columns, ten of them of 1,500; every 8th row of A meets two of those long rows only (fewer entries of A
+/// than a team's threads), every 31st is empty. `repeats`: each row of B names one
+/// column twice.
+inline std::pair<HostCsr<double>, HostCsr<double>> gathered_dense_rows_case(bool repeats) {
+  const int n = 240, inner = 300, cols = 2000;
+  std::vector<std::vector<std::pair<int, double>>> a_rows(n), b_rows(inner);
+  std::uint64_t x = 777;
+  const auto next = [&](int m) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((x >> 33) % static_cast<std::uint64_t>(m));
+  };
+  for (int k = 0; k < inner; ++k) {
+    std::vector<char> taken(cols, 0);
+    const int len = k < 10 ? 1500 : 150;
+    while (static_cast<int>(b_rows[k].size()) < len) {
+      const int col = next(cols);
+      if (taken[col]) continue;
+      taken[col] = 1;
+      b_rows[k].push_back({col, 0.25 + next(7)});
+    }
+    if (repeats) b_rows[k].push_back({b_rows[k][0].first, 1.5});
+    std::sort(b_rows[k].begin(), b_rows[k].end());
+  }
+  for (int i = 0; i < n; ++i) {
+    if (i % 31 == 3) continue;
+    if (i % 8 == 0) {
+      a_rows[i] = {{i % 5, 1.0}, {5 + i % 5, -2.0}};
+      continue;
+    }
+    if (i % 8 == 1) {  // a short row of C, one product an entry: mapped
+      a_rows[i] = {{10 + i % (inner - 10), 3.0}};
+      continue;
+    }
+    for (int j = 0; j < 150; ++j) a_rows[i].push_back({10 + (i * 7 + j * 11) % (inner - 10), 1.0 + (i + j) % 5 - 2.0});
+    std::sort(a_rows[i].begin(), a_rows[i].end());
+    a_rows[i].erase(std::unique(a_rows[i].begin(), a_rows[i].end(),
+                                [](const auto& p, const auto& q) { return p.first == q.first; }),
+                    a_rows[i].end());
+  }
+  return {csr_from_rows<double>(n, inner, a_rows), csr_from_rows<double>(inner, cols, b_rows)};
+}
+
+// GPUs: the rows the map leaves to the numeric kernels (their values dense in scratch, no pool) run beside the
+// replay of the mapped rows, on a side queue after the operands' check; on one queue (Tuning::launch_queues 1) after
+// it. Every backend checks the values against the reference, sorted and unsorted, B's rows with and without a
+// repeated column.
+TEST(TEST_CATEGORY, position_map_gathered_rows_beside_the_replay) {
+  using Exec = TEST_EXECSPACE;
+  const auto [a, b] = gathered_dense_rows_case(false);
+  const auto [a_r, b_r] = gathered_dense_rows_case(true);
+  TestOptions one_queue;
+  one_queue.launch_queues = 1;
+  TestOptions unsorted;
+  unsorted.sorted = false;
+  const std::string beside = check_reuse_rounds<Exec>(a, b, {}, "gathered dense rows");
+  const std::string beside_unsorted = check_reuse_rounds<Exec>(a, b, unsorted, "gathered dense rows, unsorted");
+  const std::string repeated = check_reuse_rounds<Exec>(a_r, b_r, {}, "gathered dense rows, repeats in B");
+  const std::string in_order = check_reuse_rounds<Exec>(a, b, one_queue, "gathered dense rows, one queue");
+  for (const std::string* d : {&beside, &beside_unsorted, &repeated, &in_order}) {
+    EXPECT_NE(d->find("replayed from it"), std::string::npos) << *d;
+    EXPECT_NE(d->find("gathered from hash tables"), std::string::npos) << *d;
+    const bool gpu = KokkosSpGEMM::BackendTraits<Exec>::is_gpu;
+    EXPECT_EQ(d->find("beside the replay") != std::string::npos, gpu && d != &in_order) << *d;
+    if (gpu) EXPECT_NE(d->find("(values in scratch)"), std::string::npos) << *d;
+  }
+}
+
 TEST(TEST_CATEGORY, position_map_host_rows_sum_on_the_stack_and_stream) {
   using Exec = TEST_EXECSPACE;
   const auto [a, b] = stack_row_lengths_case();

@@ -256,10 +256,12 @@ struct TeamBitmapKernel {
           const bool found = col >= 0 && col < width && ((bits[col / word_bits] >> (col % word_bits)) & 1u) != 0;
           v.c_vals(c_begin + j) = found ? dense[col] : v.missed();
         });
-        team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nwords), [&](const std::int64_t w) {
-          for (Word x = bits[w]; x != 0; x &= x - 1) dense[w * word_bits + lowest_bit_u64(x)] = Scalar();
-        });
+        if (!dense_in_scratch) {  // the pool's chunk clean for its next row (values in scratch are zeroed a row)
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nwords), [&](const std::int64_t w) {
+            for (Word x = bits[w]; x != 0; x &= x - 1) dense[w * word_bits + lowest_bit_u64(x)] = Scalar();
+          });
+        }
       } else {
         write_sorted(team, nwords, bits, dense, counts, block_sums, c_begin);
       }

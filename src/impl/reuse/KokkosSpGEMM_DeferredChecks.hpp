@@ -93,8 +93,8 @@ class DeferredChecks {
       const ReuseStatus before = s.from_zero ? ReuseStatus{} : m_read;
       m_read = total;
       // Misses and checksums are differences (unsigned: the checksum's totals wrap, as its sums do). The operands'
-      // count is not (the check beside a row replay writes it, the tile replay's adds to it): while it is non-zero
-      // the kernels skip their work, so a call whose copy shows it non-zero failed.
+      // count is not (the checks beside the replays add to it): while it is non-zero the kernels skip their work, so a
+      // call whose copy shows it non-zero failed.
       const ReuseStatus r{total.missing - before.missing, total.checksum - before.checksum, total.bad_operands};
       DeferredFailure f = DeferredFailure::None;
       if (r.bad_operands > 0) {

@@ -133,6 +133,7 @@ struct PositionMap {
   RowBins<Ordinal, MemorySpace> bins;  ///< every row by the length of its row of C
   std::vector<Bin> mapped;             ///< bins replayed from the map
   std::vector<BinConfig> gathered;     ///< the other bins with work: hash tables read in C's column order
+  bool gathered_beside = false;        ///< GPUs: the gathered bins run beside the replay (gathered_beside_replay)
   Kokkos::View<unsigned char*, MemorySpace> positions;     ///< places of the mapped rows' products
   Kokkos::View<std::int64_t*, MemorySpace> product_start;  ///< mapped products before each row, in the bins' order
   Kokkos::View<std::int32_t*, MemorySpace>
@@ -200,7 +201,8 @@ struct PositionMap {
                          : ", sums in scratch\n");
     }
     if (!gathered.empty()) {
-      s += "  bins gathered from hash tables (beyond the map's bytes):\n";
+      s += gathered_beside ? "  bins gathered from hash tables (beyond the map's bytes), beside the replay:\n"
+                           : "  bins gathered from hash tables (beyond the map's bytes):\n";
       for (const BinConfig& c : gathered) s += describe_bin(c) + "\n";
     }
     return s;

@@ -864,6 +864,7 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
            map.bins, static_cast<std::int64_t>(v.b_num_cols), hash_family)) {
     if (c.bin > 0 && !choice.mask.mapped[c.bin]) map.gathered.push_back(c);
   }
+  map.gathered_beside = gathered_beside_replay<ExecSpace>(map, options);
   allocate_map(exec, v, map, rows, choice);
   if (!record_positions(exec, workspace, v, map, options, pool_cap, tiles, pool_bytes)) {
     map = Map();
