@@ -227,15 +227,20 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
       launch_replay(exec, map, replay_graph_key(v, status, operands_checked, deterministic), st.settings.replay_graphs,
                     replays);
     } else if (map.gathered_beside) {
-      // After the operands' check, the replay on the call's instance and the gathered bins on a side queue, joined
+      // The gathered bins on a side queue once the check is queued, the replay on the call's instance, joined
       // before the checks are read or copied.
-      if (!operands_checked) check_operands_beside(exec, OperandItems<AMatrix, BMatrix>(a, b), status);
       LaunchQueues<ExecSpace> queues(exec, 2);
-      const ExecSpace home = queues.next();
-      const ExecSpace beside = queues.next();
-      replay_positions(home, v, map, status, deterministic, stream_bytes);
-      pool = max_of(pool, launch_row_kernels<true, Methods>(beside, workspace, v, map.bins, map.gathered,
-                                                            launch_options, pool_budget));
+      const auto gathered = [&]() {
+        queues.next();  // the instance's turn: the replay's
+        pool = max_of(pool, launch_row_kernels<true, Methods>(queues.next(), workspace, v, map.bins, map.gathered,
+                                                              launch_options, pool_budget));
+      };
+      if (operands_checked) {
+        replay_positions(exec, v, map, status, deterministic, stream_bytes, NoOperandItems(), gathered);
+      } else {
+        replay_positions(exec, v, map, status, deterministic, stream_bytes, OperandItems<AMatrix, BMatrix>(a, b),
+                         gathered);
+      }
     } else {
       replays();
       pool = max_of(pool, launch_row_kernels<true, Methods>(exec, workspace, v, map.bins, map.gathered, launch_options,

@@ -971,17 +971,17 @@ void replay_host_rows(const ExecSpace& exec, const Views& v, const Map& map, con
   status(2) += bad;
 }
 
-/// Whether the map's gathered bins run beside its replay, on a side queue of LaunchQueues (GPUs, more than one queue
-/// in the options): bins of rows the replay never writes (row replays: tiles zero all of C first) that take no pool
-/// from the call's workspace (dense rows in scratch). A replay's launch and theirs each leave much of the device
-/// idle on a small matrix (bcsstk13: 1,478 team rows replayed, 525 dense rows gathered).
+/// Whether the map's gathered bins run beside its replay, on a side queue of LaunchQueues started once the check
+/// (and the tiles' zeroing of C) is queued (GPUs, more than one queue in the options): bins of rows the replay
+/// never writes that take no pool from the call's workspace (dense rows in scratch). A replay's launch and theirs
+/// each leave much of the device idle on a small matrix (bcsstk13: 1,478 team rows replayed, 525 dense rows
+/// gathered).
 template <class ExecSpace, class Map>
 bool gathered_beside_replay(const Map& map, const Settings& options) {
   if (!BackendTraits<ExecSpace>::is_gpu || options.launch_queues < 2 || map.mapped.empty() || map.gathered.empty()) {
     return false;
   }
-  const RowKernel kernel = map.mapped[0].config.kernel;
-  if (kernel == RowKernel::ReplayTiles || kernel == RowKernel::ReplayEntries) return false;
+  if (map.mapped[0].config.kernel == RowKernel::ReplayEntries) return false;
   for (const BinConfig& c : map.gathered) {
     if (c.kernel != RowKernel::TeamBitmap || !c.dense_in_scratch) return false;
   }
@@ -990,10 +990,15 @@ bool gathered_beside_replay(const Map& map, const Settings& options) {
 
 /// Replays every mapped bin into C (v.c_vals), adding the checksum of the rows' columns to status(1) (the caller
 /// compares it with map.checksum). With operand items, A and B are checked first (status(2)), and the replay
-/// kernels skip their work when they fail.
-template <class ExecSpace, class Views, class Map, class Status, class Items = NoOperandItems>
+/// kernels skip their work when they fail. GPUs: started() once the check (and the tiles' zeroing of C) is queued,
+/// before the replay's kernels (the gathered bins beside the replay start there).
+struct NothingAtStart {
+  void operator()() const {}
+};
+template <class ExecSpace, class Views, class Map, class Status, class Items = NoOperandItems,
+          class Started = NothingAtStart>
 void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, bool deterministic,
-                      std::size_t host_stream_bytes, const Items& items = Items()) {
+                      std::size_t host_stream_bytes, const Items& items = Items(), const Started& started = Started()) {
   using Perm = decltype(map.bins.perm);
   using Space = typename ExecSpace::memory_space;
   if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayEntries) {
@@ -1004,6 +1009,7 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
   if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayTiles) {
     using Kernel = ReplayTilesKernel<ExecSpace, Views, Perm>;
     start_tile_replay(exec, v, status, true, items);
+    started();
     for (std::size_t first = 0; first < map.mapped.size(); first += TileRuns::max_runs) {
       const TileRuns runs = TileRuns::of(map.mapped, first);
       const Kernel k{v,
@@ -1029,6 +1035,7 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
     }
   }
   check_operands_beside(exec, items, status);
+  started();
   for (const auto& mb : map.mapped) {
     const BinConfig& c = mb.config;
     const ReplaySource<Space> src{map.positions.data(),
