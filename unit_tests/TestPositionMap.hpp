@@ -297,8 +297,7 @@ TEST(TEST_CATEGORY, position_map_team_rows_sum_in_slices) {
 /// more than the size of C, so the map leaves them to the numeric kernels with C's columns known (on GPUs dense
 /// rows in scratch), while it maps the short rows (every 8th row of A, from 1: one row of B). Rows of B of 150
 /// distinct columns, ten of them of 1,500; every 8th row of A meets two of those long rows only (fewer entries of A
-/// than a team's threads), every 31st is empty. `repeats`: each row of B names one
-/// column twice.
+/// than a team's threads), every 31st is empty. `repeats`: each row of B names one column twice.
 inline std::pair<HostCsr<double>, HostCsr<double>> gathered_dense_rows_case(bool repeats) {
   const int n = 240, inner = 300, cols = 2000;
   std::vector<std::vector<std::pair<int, double>>> a_rows(n), b_rows(inner);

@@ -214,14 +214,16 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
   if (replay) {
     const bool deterministic = st.settings.deterministic;
     const std::size_t stream_bytes = st.settings.host_stream_bytes;
-    auto replays = [&] {
+    // The replay, with started() once its check (and the tiles' zeroing of C) is queued.
+    const auto replay_then = [&](const auto& started) {
       if (operands_checked) {
-        replay_positions(exec, v, map, status, deterministic, stream_bytes);
+        replay_positions(exec, v, map, status, deterministic, stream_bytes, NoOperandItems(), started);
       } else {
-        const OperandItems<AMatrix, BMatrix> items(a, b);
-        replay_positions(exec, v, map, status, deterministic, stream_bytes, items);
+        replay_positions(exec, v, map, status, deterministic, stream_bytes, OperandItems<AMatrix, BMatrix>(a, b),
+                         started);
       }
     };
+    auto replays = [&] { replay_then(NothingAtStart()); };
     // A graph where the replay is all the call launches: no gathered bins (their pools are the call's own).
     if (deferred && map.gathered.empty() && AValues::stored) {
       launch_replay(exec, map, replay_graph_key(v, status, operands_checked, deterministic), st.settings.replay_graphs,
@@ -235,12 +237,7 @@ void run_numeric(const ExecSpace& exec, Handle& handle, const AMatrix& a, const 
         pool = max_of(pool, launch_row_kernels<true, Methods>(queues.next(), workspace, v, map.bins, map.gathered,
                                                               launch_options, pool_budget));
       };
-      if (operands_checked) {
-        replay_positions(exec, v, map, status, deterministic, stream_bytes, NoOperandItems(), gathered);
-      } else {
-        replay_positions(exec, v, map, status, deterministic, stream_bytes, OperandItems<AMatrix, BMatrix>(a, b),
-                         gathered);
-      }
+      replay_then(gathered);
     } else {
       replays();
       pool = max_of(pool, launch_row_kernels<true, Methods>(exec, workspace, v, map.bins, map.gathered, launch_options,
