@@ -52,11 +52,16 @@ KOKKOS_INLINE_FUNCTION Byte* row_places_of(Byte* positions, std::int64_t first_b
   return positions + first_byte + width * (product_start(q) - first_product);
 }
 
-/// One entry's share of the checksum of C's columns: sensitive to the column and to its place in C. Two rounds of
-/// multiply and xor-shift: splitmix64's third round cost a CPU replay measurably (docs/performance.md, v35).
+/// One entry's share of the checksum of C's columns: sensitive to the column and to its place in C. The column
+/// rotated past the index's bits (one word a pair for columns under 2^31 and indices under 2^33), then xor-shift,
+/// multiply, xor-shift, each a bijection, so a changed entry changes its term. One multiply, not splitmix's two: the
+/// terms bound a CPU replay's long rows (docs/performance.md, v77); the first xor-shift keeps swapped columns from
+/// cancelling (v77's trials).
 KOKKOS_INLINE_FUNCTION std::uint64_t column_check_term(std::int64_t col, std::int64_t index) {
-  std::uint64_t x = static_cast<std::uint64_t>(col) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index);
-  x = (x ^ (x >> 29)) * 0xBF58476D1CE4E5B9ull;
+  const std::uint64_t c = static_cast<std::uint64_t>(col);
+  std::uint64_t x = ((c << 33) | (c >> 31)) ^ static_cast<std::uint64_t>(index);
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
   return x ^ (x >> 32);
 }
 
