@@ -988,13 +988,15 @@ bool gathered_beside_replay(const Map& map, const Settings& options) {
   return true;
 }
 
+/// replay_positions' default started(): nothing launched beside the replay.
+struct NothingAtStart {
+  void operator()() const {}
+};
+
 /// Replays every mapped bin into C (v.c_vals), adding the checksum of the rows' columns to status(1) (the caller
 /// compares it with map.checksum). With operand items, A and B are checked first (status(2)), and the replay
 /// kernels skip their work when they fail. GPUs: started() once the check (and the tiles' zeroing of C) is queued,
 /// before the replay's kernels (the gathered bins beside the replay start there).
-struct NothingAtStart {
-  void operator()() const {}
-};
 template <class ExecSpace, class Views, class Map, class Status, class Items = NoOperandItems,
           class Started = NothingAtStart>
 void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, bool deterministic,
