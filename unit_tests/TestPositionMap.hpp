@@ -379,9 +379,10 @@ TEST(TEST_CATEGORY, position_map_host_rows_sum_on_the_stack_and_stream) {
 }
 
 // The entry form: a word an entry of C names its product or its list of products (sorted into A's then B's order),
-// on every backend when asked for, and by Auto on CPUs where products barely compress. Entries of one product, of
-// several (short lists and lists past the insertion sort), of none in a row of C; empty rows, rectangular shapes; the
-// byte limit; sorted output only (unsorted takes the bins' form); the replay after C's rows were reordered by hand.
+// on every backend when asked for, and by Auto where products barely compress (on GPUs, with short lists only). Entries
+// of one product, of several (short lists and lists past the insertion sort), of none in a row of C; empty rows,
+// rectangular shapes; the byte limit; sorted output only (unsorted takes the bins' form); the replay after C's rows
+// were reordered by hand.
 TEST(TEST_CATEGORY, position_map_entry_form_names_each_entrys_products) {
   using Exec = TEST_EXECSPACE;
   Exec exec;
@@ -431,10 +432,30 @@ TEST(TEST_CATEGORY, position_map_entry_form_names_each_entrys_products) {
     const std::string u = check_reuse_rounds<Exec>(a, b, unsorted, name + ", entries asked for, unsorted");
     EXPECT_EQ(u.find("entries/position-map"), std::string::npos) << name << "\n" << u;
   }
-  // Auto takes the entry form on CPUs where products barely compress, and the bins' form where they compress.
+  // Auto takes the entry form where products barely compress, and the bins' form where they compress. Lists of
+  // more than entry_auto_longest_list products keep GPUs to the bins' form: rows of C of four entries of one product
+  // each, and one row where column 0 gathers 100 products (1.1 products an entry in all).
   const std::string automatic = check_reuse_rounds<Exec>(ga, gb, {}, "sparse graph, auto");
-  EXPECT_EQ(automatic.find("entries/position-map") != std::string::npos, KokkosSpGEMM::Impl::entry_form_auto<Exec>())
-      << automatic;
+  EXPECT_NE(automatic.find("entries/position-map"), std::string::npos) << automatic;
+  {
+    std::vector<std::vector<std::pair<int, double>>> a_rows(300), b_rows(200);
+    for (int k = 0; k < 100; ++k) a_rows[0].push_back({k, 1.0 + k % 5});
+    for (int i = 1; i < 300; ++i) a_rows[i].push_back({i % 200, 0.5 + i % 3});
+    for (int k = 0; k < 200; ++k) {
+      if (k < 100) b_rows[k].push_back({0, 2.0});
+      for (int j = 1; j <= 3; ++j) b_rows[k].push_back({1 + (7 * k + 131 * j) % 399, 1.0 + j});
+    }
+    const auto la = csr_from_rows<double>(300, 200, a_rows);
+    const auto lb = csr_from_rows<double>(200, 400, b_rows);
+    const std::string listed = check_reuse_rounds<Exec>(la, lb, {}, "an entry of 100 products, auto");
+    const bool short_lists = KokkosSpGEMM::Impl::entry_auto_longest_list<Exec>() >= 100;
+    EXPECT_EQ(listed.find("entries/position-map") != std::string::npos, short_lists) << listed;
+    TestOptions asked = entries;
+    asked.reuse_positions_bytes = std::size_t(1) << 26;
+    EXPECT_NE(check_reuse_rounds<Exec>(la, lb, asked, "an entry of 100 products, entries asked for")
+                  .find("entries/position-map"),
+              std::string::npos);
+  }
   const std::string compressing = check_reuse_rounds<Exec>(p2d5, p2d5, {}, "p2d5^2, auto");
   EXPECT_EQ(compressing.find("entries/position-map"), std::string::npos) << compressing;
   // Deterministic sums keep the bins' form.

@@ -421,6 +421,27 @@ void count_bad_items(const ExecSpace& exec, const char* label, const Items& item
       result);
 }
 
+/// A team's part of a flat check: its threads count items [first, first + team_size * per_thread) (Items::bad_items,
+/// per_thread adjacent items each, their loads issued together), and the team adds its total to *counter once, where
+/// a range reduction would wait on a last block to combine its blocks' sums.
+template <class Member, class Items>
+KOKKOS_INLINE_FUNCTION void add_team_bad_items(const Member& team, const Items& items, const std::int64_t first,
+                                               const std::int64_t per_thread, std::uint64_t* counter) {
+  const std::int64_t size = items.size();
+  std::uint64_t bad = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, team.team_size()),
+      [&](const int t, std::uint64_t& x) {
+        const std::int64_t lo = first + t * per_thread;
+        if (lo < size)
+          x += static_cast<std::uint64_t>(items.bad_items(lo, lo + per_thread < size ? lo + per_thread : size));
+      },
+      bad);
+  Kokkos::single(Kokkos::PerTeam(team), [&]() {
+    if (bad != 0) Kokkos::atomic_add(counter, bad);
+  });
+}
+
 /// The checks of A and B that need no device pass: dimensions agree, and the arrays have the shape of a CSR matrix
 /// with rows (false: the device pass cannot run; check_csr names the problem).
 template <class AMatrix, class BMatrix>

@@ -66,16 +66,17 @@ inline bool entry_form_suits(std::int64_t products, std::int64_t c_entries) {
   return c_entries > 0 && 4 * products <= 5 * c_entries;
 }
 
-/// The most bytes of words Auto gives the entry form on CPUs: past the caches a replay is bound by its bytes, and
-/// the words, with C's columns and values, move about twice the rows' map (measured: docs/performance.md, v74).
-constexpr std::size_t entry_auto_host_bytes = std::size_t(16) << 20;
+/// The most bytes of words Auto gives the entry form: past the caches a CPU replay is bound by its bytes, and the
+/// words, with C's columns and values, move about twice the rows' map (measured: docs/performance.md, v74); on GPUs
+/// the form wins by being a call's one launch (v77), which counts where C is small.
+constexpr std::size_t entry_auto_bytes = std::size_t(16) << 20;
 
-/// Whether Auto considers the entry form on this backend: CPUs (within entry_auto_host_bytes); GPUs only when asked
-/// for (ReplayShape::Entries), since there it measured no faster than tiles and rows, and a warp waits for its
-/// longest list (docs/performance.md, v74).
+/// The longest list of products Auto lets an entry of the form have: any on CPUs (a thread's run of entries absorbs
+/// a long one); 32 on GPUs, where a warp waits for its longest list (rajat01's entry of 1,442 products took the
+/// replay to 4.3x the bins' form, v74).
 template <class ExecSpace>
-constexpr bool entry_form_auto() {
-  return !BackendTraits<ExecSpace>::is_gpu;
+constexpr std::int64_t entry_auto_longest_list() {
+  return BackendTraits<ExecSpace>::is_gpu ? 32 : static_cast<std::int64_t>(EntryWord::most_length);
 }
 
 /// Every product of A's entries [begin, end) (rows found by a search of A's row map), with its entry j of C (a
@@ -173,10 +174,10 @@ KOKKOS_INLINE_FUNCTION void sort_entry_list(const List& list, std::int64_t first
 /// get a list (a scan over the counts), filled by a second pass and sorted. lanes: a GPU thread's vector lanes over a
 /// row of B. False, with nothing kept, past the limit or the word's fields, or where a product's column is not found
 /// by a search of its row of C (rows out of order, or columns changed: the bins' form, which hashes the rows, tells
-/// which).
+/// which), or where an entry lists more than longest_list products.
 template <class ExecSpace, class Views, class Map>
 bool make_entry_products(const ExecSpace& exec, Workspace<ExecSpace>& workspace, const Views& v, Map& map, int lanes,
-                         std::size_t limit) {
+                         std::size_t limit, std::int64_t longest_list = EntryWord::most_length) {
   using Space = typename ExecSpace::memory_space;
   using Words = Kokkos::View<std::uint64_t*, Space>;
   const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0));
@@ -206,7 +207,7 @@ bool make_entry_products(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
       listed, checksum, Kokkos::Max<std::int64_t>(longest));
   if (read_reuse_status(exec, status).missing > 0 ||
       (static_cast<std::size_t>(n) + listed) * sizeof(std::uint64_t) > limit || listed >= EntryWord::most_lists ||
-      static_cast<std::uint64_t>(longest) > EntryWord::most_length) {
+      static_cast<std::uint64_t>(longest) > EntryWord::most_length || longest > longest_list) {
     workspace.rewind(mark);
     return false;
   }
@@ -246,27 +247,42 @@ bool make_entry_products(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
   return true;
 }
 
-/// Replays the entry form into C, unless the check beside the replay found A or B malformed (status(2), counted
-/// before it: check_operands_beside): a thread an entry of C (a few adjacent ones a GPU thread, a run a CPU thread)
-/// writes its value and adds its column's checksum term, a team's sum once to status(1).
-template <class ExecSpace, class Views, class Map, class Status>
-void replay_entries(const ExecSpace& exec, const Views& v, const Map& map, const Status& status) {
+/// Replays the entry form into C: a thread an entry of C (a few adjacent ones a GPU thread, a run a CPU thread)
+/// writes its value and adds its column's checksum term, a team's sum once to status(1). With operand items, the
+/// launch's last teams check A and B beside the replay (their count of bad rows and entries added to status(2) once
+/// a team): the replay reads only the values at the entries its words name, which the handle's signature keeps
+/// within A's and B's values whatever their rows say, so it needs no check before it, and a small product's call is
+/// one launch (p2p-Gnutella31 on an H100: 18.5 against 26.7 us with the check a launch before it, v77). A call whose
+/// check fails still writes C, from its operands' values, and reports the failure. CPUs pass no items (they check
+/// before, as for the other forms).
+template <class ExecSpace, class Views, class Map, class Status, class Items>
+void replay_entries(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, const Items& items) {
   using Traits = BackendTraits<ExecSpace>;
   using Policy = Teams<ExecSpace>;
   using Scalar = typename Views::scalar_type;
   const std::int64_t n = static_cast<std::int64_t>(map.entry_products.extent(0));
-  if (n == 0) return;
+  const std::int64_t checked = items.size();
+  if (n == 0 && checked == 0) return;
   const int threads = Traits::is_gpu ? 256 : 1;
   // GPUs: two entries a thread (their loads in flight together); CPUs: a run a thread.
   const std::int64_t per_thread = Traits::is_gpu ? 2 : 4096;
   const std::int64_t per_team = threads * per_thread;
+  // The check's items a thread: a GPU thread's block of loads issued together, a CPU thread's run.
+  const std::int64_t check_per_thread = Traits::is_gpu ? Traits::flat_items_per_work_item : 4096;
+  const std::int64_t check_per_team = threads * check_per_thread;
+  const std::int64_t replay_teams = (n + per_team - 1) / per_team;
+  const std::int64_t check_teams = (checked + check_per_team - 1) / check_per_team;
   const auto words = map.entry_products;
   const auto lists = map.entry_lists;
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Numeric::replay_entries", Policy(exec, static_cast<int>((n + per_team - 1) / per_team), threads),
+      "KokkosSpGEMM::Numeric::replay_entries", Policy(exec, static_cast<int>(replay_teams + check_teams), threads),
       KOKKOS_LAMBDA(const typename Policy::member_type& team) {
-        if (status(2) != 0) return;  // A or B failed the check: C keeps its values
-        const std::int64_t base = static_cast<std::int64_t>(team.league_rank()) * per_team;
+        const std::int64_t t = team.league_rank();
+        if (t >= replay_teams) {
+          add_team_bad_items(team, items, (t - replay_teams) * check_per_team, check_per_thread, &status(2));
+          return;
+        }
+        const std::int64_t base = t * per_team;
         std::uint64_t sum = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, threads),

@@ -780,13 +780,15 @@ bool make_position_map(const ExecSpace& exec, Workspace<ExecSpace>& workspace, H
     map.columns = columns;
     return true;
   }
+  const bool entries_asked = settings.reuse_replay == ReplayShape::Entries;
   if (entry_form_allowed(v, settings) &&
-      (settings.reuse_replay == ReplayShape::Entries ||
-       (settings.reuse_replay == ReplayShape::Auto && entry_form_auto<ExecSpace>() &&
-        v.c_cols.extent(0) * sizeof(std::uint64_t) <= entry_auto_host_bytes &&
+      (entries_asked ||
+       (settings.reuse_replay == ReplayShape::Auto && v.c_cols.extent(0) * sizeof(std::uint64_t) <= entry_auto_bytes &&
         entry_form_suits(handle.products(), static_cast<std::int64_t>(v.c_cols.extent(0)))))) {
     const int lanes = replay_lanes<ExecSpace>(handle.products(), static_cast<std::int64_t>(v.a_cols.extent(0)));
-    if (make_entry_products(exec, workspace, v, map, lanes, limit)) {
+    const std::int64_t longest_list =
+        entries_asked ? static_cast<std::int64_t>(EntryWord::most_length) : entry_auto_longest_list<ExecSpace>();
+    if (make_entry_products(exec, workspace, v, map, lanes, limit, longest_list)) {
       typename Map::Bin mb;
       mb.config.kernel = RowKernel::ReplayEntries;
       mb.config.rows = rows;

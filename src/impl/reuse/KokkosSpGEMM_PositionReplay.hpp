@@ -709,18 +709,7 @@ void check_operands_beside(const ExecSpace& exec, const Items& items, const Stat
         "KokkosSpGEMM::InputChecks::operands_beside_replay",
         Policy(exec, static_cast<int>((size + per_team - 1) / per_team), threads),
         KOKKOS_LAMBDA(const typename Policy::member_type& team) {
-          const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * per_team;
-          std::uint64_t bad = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, threads),
-              [&](const int t, std::uint64_t& x) {
-                const std::int64_t lo = begin + t * block;
-                if (lo < size) x += static_cast<std::uint64_t>(items.bad_items(lo, min_of(lo + block, size)));
-              },
-              bad);
-          Kokkos::single(Kokkos::PerTeam(team), [&]() {
-            if (bad != 0) Kokkos::atomic_add(&status(2), bad);
-          });
+          add_team_bad_items(team, items, static_cast<std::int64_t>(team.league_rank()) * per_team, block, &status(2));
         });
   } else {
     static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible,
@@ -995,8 +984,9 @@ struct NothingAtStart {
 
 /// Replays every mapped bin into C (v.c_vals), adding the checksum of the rows' columns to status(1) (the caller
 /// compares it with map.checksum). With operand items, A and B are checked first (status(2)), and the replay
-/// kernels skip their work when they fail. GPUs: started() once the check (and the tiles' zeroing of C) is queued,
-/// before the replay's kernels (the gathered bins beside the replay start there).
+/// kernels skip their work when they fail (on GPUs the entry form checks them in its own launch: replay_entries). GPUs:
+/// started() once the check (and the tiles' zeroing of C) is queued, before the replay's kernels (the gathered bins
+/// beside the replay start there).
 template <class ExecSpace, class Views, class Map, class Status, class Items = NoOperandItems,
           class Started = NothingAtStart>
 void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, bool deterministic,
@@ -1004,8 +994,14 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
   using Perm = decltype(map.bins.perm);
   using Space = typename ExecSpace::memory_space;
   if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayEntries) {
-    check_operands_beside(exec, items, status);
-    replay_entries(exec, v, map, status);
+    // GPUs: the check in the replay's own launch. CPUs: before it, as the other forms (there a pass costs a fork and
+    // join, not a launch).
+    if constexpr (BackendTraits<ExecSpace>::is_gpu) {
+      replay_entries(exec, v, map, status, items);
+    } else {
+      check_operands_beside(exec, items, status);
+      replay_entries(exec, v, map, status, NoOperandItems());
+    }
     return;
   }
   if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayTiles) {
