@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -610,6 +611,49 @@ TEST(TEST_CATEGORY, position_map_deterministic_reuse_gives_the_reference_bits) {
       }
     }
   }
+}
+
+/// The host replay's checksum loop (host_column_check_terms: an AVX2 copy where the build lacks AVX2 and the CPU has
+/// it) against column_check_term an entry at a time: 32- and 64-bit columns, negative and past 2^31, runs of every
+/// length to 67 (the vector loops' ends) and first entries past 2^32.
+TEST(TEST_CATEGORY, position_map_host_checksum_loop_matches_the_terms) {
+  std::vector<int> cols32;
+  std::vector<std::int64_t> cols64;
+  std::uint64_t x = 12345;
+  for (int s = 0; s < 4000; ++s) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    cols32.push_back(s % 97 == 0 ? -1 - static_cast<int>(x >> 60) : static_cast<int>(x >> 33));
+    cols64.push_back(s % 89 == 0 ? static_cast<std::int64_t>(x >> 1) : static_cast<std::int64_t>(x >> 40) - 7);
+  }
+  const auto terms = [](const auto& cols, std::int64_t offset, std::int64_t first, std::int64_t n) {
+    std::uint64_t sum = 0;
+    for (std::int64_t s = 0; s < n; ++s) {
+      sum += KokkosSpGEMM::Impl::column_check_term(static_cast<std::int64_t>(cols[offset + s]), first + s);
+    }
+    return sum;
+  };
+  for (const std::int64_t first :
+       {std::int64_t(0), std::int64_t(3), (std::int64_t(1) << 32) - 5, (std::int64_t(1) << 33) + 12345}) {
+    for (std::int64_t n = 0; n <= 67; ++n) {
+      for (const std::int64_t offset : {std::int64_t(0), std::int64_t(1), std::int64_t(2001)}) {
+        const std::string what =
+            "first " + std::to_string(first) + ", " + std::to_string(n) + " columns at " + std::to_string(offset);
+        EXPECT_EQ(KokkosSpGEMM::Impl::host_column_check_terms(cols32.data() + offset, first, n),
+                  terms(cols32, offset, first, n))
+            << what << " (32-bit)";
+        EXPECT_EQ(KokkosSpGEMM::Impl::host_column_check_terms(cols64.data() + offset, first, n),
+                  terms(cols64, offset, first, n))
+            << what << " (64-bit)";
+      }
+    }
+    EXPECT_EQ(KokkosSpGEMM::Impl::host_column_check_terms(cols32.data(), first, 4000), terms(cols32, 0, first, 4000));
+    EXPECT_EQ(KokkosSpGEMM::Impl::host_column_check_terms(cols64.data(), first, 4000), terms(cols64, 0, first, 4000));
+  }
+  // A changed column changes the sum.
+  auto changed = cols32;
+  changed[1234] ^= 1;
+  EXPECT_NE(KokkosSpGEMM::Impl::host_column_check_terms(changed.data(), 0, 4000),
+            KokkosSpGEMM::Impl::host_column_check_terms(cols32.data(), 0, 4000));
 }
 
 TEST(TEST_CATEGORY, position_map_notices_changed_columns_of_c) {

@@ -17,6 +17,15 @@
 #include <immintrin.h>
 #endif
 
+// Host loops compiled a second time for AVX2 and chosen at run time (host_has_avx2), where the build's baseline lacks
+// it (x86-64 builds default to SSE2): gcc and clang on x86-64, not under nvcc or hipcc, whose host passes need not
+// take target attributes. A Kokkos_ARCH_* or -march with AVX2 makes the one copy AVX2 code already.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__AVX2__) && !defined(__CUDACC__) && \
+    !defined(__HIPCC__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#define KOKKOSSPGEMM_HOST_AVX2_CLONES 1
+#define KOKKOSSPGEMM_TARGET_AVX2 __attribute__((target("avx2")))
+#endif
+
 #if !defined(KOKKOS_VERSION) || KOKKOS_VERSION < 30400
 #error "KokkosSpGEMM needs Kokkos 3.4 or newer"
 #endif
@@ -142,6 +151,14 @@ KOKKOS_INLINE_FUNCTION void stream_copy(T* dst, const T* src, std::size_t n) {
 #endif
   for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
 }
+
+#if defined(KOKKOSSPGEMM_HOST_AVX2_CLONES)
+// Whether this CPU runs AVX2 code (KOKKOSSPGEMM_HOST_AVX2_CLONES), asked once.
+inline bool host_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
 
 // Orders this thread's streaming stores (stream_copy) before its later stores.
 KOKKOS_INLINE_FUNCTION void stream_fence() {

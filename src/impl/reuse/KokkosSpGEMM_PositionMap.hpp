@@ -14,6 +14,7 @@
 #define KOKKOSSPGEMM_POSITIONMAP_HPP
 
 #include <Kokkos_Core.hpp>
+#include <compat/KokkosSpGEMM_Compat.hpp>
 #include <impl/pipeline/KokkosSpGEMM_BinConfig.hpp>
 #include <impl/pipeline/KokkosSpGEMM_RowBins.hpp>
 
@@ -63,6 +64,35 @@ KOKKOS_INLINE_FUNCTION std::uint64_t column_check_term(std::int64_t col, std::in
   x ^= x >> 31;
   x *= 0xBF58476D1CE4E5B9ull;
   return x ^ (x >> 32);
+}
+
+/// The sum of column_check_term over n columns of C that start at entry first, on the host, in one thread. The term's
+/// 64-bit multiply vectorizes with AVX2 but not with x86-64's baseline SSE2, and these terms bound a CPU replay of
+/// rows that barely compress: where the build lacks AVX2 and the CPU has it, host_column_check_terms runs the AVX2
+/// copy (docs/performance.md, v79).
+template <class Ordinal>
+KOKKOS_INLINE_FUNCTION std::uint64_t column_check_terms(const Ordinal* cols, std::int64_t first, std::int64_t n) {
+  std::uint64_t sum = 0;
+  for (std::int64_t s = 0; s < n; ++s) sum += column_check_term(static_cast<std::int64_t>(cols[s]), first + s);
+  return sum;
+}
+
+#if defined(KOKKOSSPGEMM_HOST_AVX2_CLONES)
+template <class Ordinal>
+KOKKOSSPGEMM_TARGET_AVX2 inline std::uint64_t column_check_terms_avx2(const Ordinal* cols, std::int64_t first,
+                                                                      std::int64_t n) {
+  std::uint64_t sum = 0;
+  for (std::int64_t s = 0; s < n; ++s) sum += column_check_term(static_cast<std::int64_t>(cols[s]), first + s);
+  return sum;
+}
+#endif
+
+template <class Ordinal>
+KOKKOS_INLINE_FUNCTION std::uint64_t host_column_check_terms(const Ordinal* cols, std::int64_t first, std::int64_t n) {
+#if defined(KOKKOSSPGEMM_HOST_AVX2_CLONES)
+  if (host_has_avx2()) return column_check_terms_avx2(cols, first, n);
+#endif
+  return column_check_terms(cols, first, n);
 }
 
 /// Up to max_runs runs of mapped bins for one tile-replay launch (by value: a handful of numbers each).

@@ -333,7 +333,8 @@ struct ReplayHostRowsKernel {
       }
     }
     if (on_stack) write_sums(v.c_vals.data() + c_begin, sums, c_end - c_begin);
-    for (auto s = c_begin; s < c_end; ++s) check += column_check_term(v.c_cols(s), static_cast<std::int64_t>(s));
+    check += host_column_check_terms(v.c_cols.data() + c_begin, static_cast<std::int64_t>(c_begin),
+                                     static_cast<std::int64_t>(c_end - c_begin));
   }
 };
 
