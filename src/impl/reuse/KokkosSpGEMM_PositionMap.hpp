@@ -69,9 +69,9 @@ KOKKOS_INLINE_FUNCTION std::uint64_t column_check_term(std::int64_t col, std::in
 /// The sum of column_check_term over n columns of C that start at entry first, on the host, in one thread. The term's
 /// 64-bit multiply vectorizes with AVX2 but not with x86-64's baseline SSE2, and these terms bound a CPU replay of
 /// rows that barely compress: where the build lacks AVX2 and the CPU has it, host_column_check_terms runs the AVX2
-/// copy (docs/performance.md, v79).
+/// copy (docs/performance.md, v79). Always inlined, so that the AVX2 copy compiles this loop as AVX2 code.
 template <class Ordinal>
-KOKKOS_INLINE_FUNCTION std::uint64_t column_check_terms(const Ordinal* cols, std::int64_t first, std::int64_t n) {
+KOKKOS_FORCEINLINE_FUNCTION std::uint64_t column_check_terms(const Ordinal* cols, std::int64_t first, std::int64_t n) {
   std::uint64_t sum = 0;
   for (std::int64_t s = 0; s < n; ++s) sum += column_check_term(static_cast<std::int64_t>(cols[s]), first + s);
   return sum;
@@ -81,9 +81,7 @@ KOKKOS_INLINE_FUNCTION std::uint64_t column_check_terms(const Ordinal* cols, std
 template <class Ordinal>
 KOKKOSSPGEMM_TARGET_AVX2 inline std::uint64_t column_check_terms_avx2(const Ordinal* cols, std::int64_t first,
                                                                       std::int64_t n) {
-  std::uint64_t sum = 0;
-  for (std::int64_t s = 0; s < n; ++s) sum += column_check_term(static_cast<std::int64_t>(cols[s]), first + s);
-  return sum;
+  return column_check_terms(cols, first, n);
 }
 #endif
 
