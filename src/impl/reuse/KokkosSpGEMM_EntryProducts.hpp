@@ -72,8 +72,8 @@ inline bool entry_form_suits(std::int64_t products, std::int64_t c_entries) {
 constexpr std::size_t entry_auto_bytes = std::size_t(16) << 20;
 
 /// The longest list of products Auto lets an entry of the form have: any on CPUs (a thread's run of entries absorbs
-/// a long one); 32 on GPUs, where a warp waits for its longest list (rajat01's entry of 1,442 products took the
-/// replay to 4.3x the bins' form, v74).
+/// a long one); 32 on GPUs, where a warp waits for its longest list (rajat01's long lists made the form slower than
+/// the bins': docs/performance.md, v74).
 template <class ExecSpace>
 constexpr std::int64_t entry_auto_longest_list() {
   return BackendTraits<ExecSpace>::is_gpu ? 32 : static_cast<std::int64_t>(EntryWord::most_length);
@@ -252,9 +252,8 @@ bool make_entry_products(const ExecSpace& exec, Workspace<ExecSpace>& workspace,
 /// launch's last teams check A and B beside the replay (their count of bad rows and entries added to status(2) once
 /// a team): the replay reads only the values at the entries its words name, which the handle's signature keeps
 /// within A's and B's values whatever their rows say, so it needs no check before it, and a small product's call is
-/// one launch (p2p-Gnutella31 on an H100: 18.5 against 26.7 us with the check a launch before it, v77). A call whose
-/// check fails still writes C, from its operands' values, and reports the failure. CPUs pass no items (they check
-/// before, as for the other forms).
+/// one launch (docs/performance.md, v77 and v78). A call whose check fails still writes C, from its operands'
+/// values, and reports the failure. CPUs pass no items (they check before, as for the other forms).
 template <class ExecSpace, class Views, class Map, class Status, class Items>
 void replay_entries(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, const Items& items) {
   using Traits = BackendTraits<ExecSpace>;
