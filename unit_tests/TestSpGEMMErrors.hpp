@@ -135,6 +135,10 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
   const int n = a.num_rows();
   const auto bad_column = broken([&](auto& m) { m.entries()(m.entries().extent(0) / 2) = n + 5; });
   const auto bad_row_map = broken([&](auto& m) { m.row_map()(n / 2) = m.row_map()(n / 2 + 1) + 1; });
+  // A row of A past A's entries: replays that check A beside their own work (tiles, the entry form) must not read
+  // beyond A, B or the map before the check's verdict.
+  const int nnz = static_cast<int>(a.entries().extent(0));
+  const auto far_row_map = broken([&](auto& m) { m.row_map()(n / 2) = nnz + 1000; });
   for (const auto shape :
        {KokkosSpGEMM::ReplayShape::Auto, KokkosSpGEMM::ReplayShape::Tiles, KokkosSpGEMM::ReplayShape::Rows,
         KokkosSpGEMM::ReplayShape::RowsInScratch, KokkosSpGEMM::ReplayShape::Entries}) {
@@ -159,6 +163,15 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
         [&] { KokkosSpGEMM::spgemm_numeric(exec, handle, da, bad_row_map, c); });
     EXPECT_NE(msg.find("B's row map is not monotone"), std::string::npos) << msg;
     EXPECT_NE(msg.find("at row " + std::to_string(n / 2) + " "), std::string::npos) << msg;
+    for (const auto* bad_a : {&bad_row_map, &far_row_map}) {
+      msg =
+          expect_throws<KokkosSpGEMM::InvalidInput>([&] { KokkosSpGEMM::spgemm_numeric(exec, handle, *bad_a, da, c); });
+      EXPECT_NE(msg.find("A's row map is not monotone"), std::string::npos) << msg;
+      // The first row whose offsets leave [0, nnz] or decrease: the one ending past A's entries, or row n / 2.
+      EXPECT_NE(msg.find("at row " + std::to_string(bad_a == &far_row_map ? n / 2 - 1 : n / 2) + " "),
+                std::string::npos)
+          << msg;
+    }
     // Valid operands again: C is right (twice, so that a map made anew is replayed too).
     for (int call = 0; call < 2; ++call) {
       KokkosSpGEMM::spgemm_numeric(exec, handle, da, da, c);
