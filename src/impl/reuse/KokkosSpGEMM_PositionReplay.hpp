@@ -721,81 +721,64 @@ void check_operands_beside(const ExecSpace& exec, const Items& items, const Stat
   }
 }
 
-/// Items a team of a tile replay's start takes (start_tile_team): C's entries, then the operands' items.
-constexpr std::int64_t tile_start_per_team = 2048;
-
-/// One team's share of a tile replay's start, items [first, first + tile_start_per_team) within `total` of C's n
-/// entries and then the operands' items: the checksum terms of C's columns added to status(1) (once a team, where a
-/// range reduction waits on a last block to combine its blocks' partial sums), the operands' failed items to status(2),
-/// and with zero, C's values zeroed.
-template <class Member, class Views, class Status, class Items>
-KOKKOS_INLINE_FUNCTION void tile_start_team(const Member& team, const Views& v, const Status& status,
-                                            const Items& items, const std::int64_t first, const std::int64_t n,
-                                            const std::int64_t total, const bool zero) {
-  using Scalar = typename Views::scalar_type;
-  const std::int64_t end = min_of(total, first + tile_start_per_team);
-  std::uint64_t sum = 0;
-  Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(team, first, end),
-      [&](const std::int64_t i, std::uint64_t& x) {
-        if (i >= n) {
-          if (!items.ok(i - n)) Kokkos::atomic_add(&status(2), std::uint64_t(1));
-          return;
-        }
-        if (zero) v.c_vals(i) = Scalar();
-        x += column_check_term(v.c_cols(i), i);
-      },
-      sum);
-  Kokkos::single(Kokkos::PerTeam(team), [&]() {
-    if (sum != 0) Kokkos::atomic_add(&status(1), sum);
-  });
-}
-
-/// Every value of C zeroed and the checksum of all of C's columns added to status(1) (which the caller zeroed), flat
-/// over C's entries, and on past them the operands' check (status(2)) when items check them: one launch. Tiles split
-/// rows between threads, so none owns a row's zeroing; the tile map's checksum covers all of C (make_position_map
-/// computes it with this pass, zero = false).
+/// Before a tile replay: every value of C zeroed and the checksum of all of C's columns added to status(1) (which
+/// the caller zeroed), flat over C's entries, and on past them the operands' check (status(2)) when the replay
+/// checks them: one launch. A team sums its items and adds once, where a range reduction waits on a last block to
+/// combine its blocks' partial sums. Tiles split rows between threads, so
+/// none owns a row's zeroing; the tile map's checksum covers all of C (make_position_map computes it with the same
+/// pass, zero = false).
 template <class ExecSpace, class Views, class Status, class Items = NoOperandItems>
 void start_tile_replay(const ExecSpace& exec, const Views& v, const Status& status, bool zero,
                        const Items& items = Items()) {
+  using Scalar = typename Views::scalar_type;
   using Policy = Impl::Teams<ExecSpace>;
   const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0)), total = n + items.size();
   const int threads = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
+  constexpr std::int64_t per_team = 2048;
   if (total == 0) return;
   Kokkos::parallel_for(
       "KokkosSpGEMM::Numeric::replay_tiles_start",
-      Policy(exec, static_cast<int>((total + tile_start_per_team - 1) / tile_start_per_team), threads),
+      Policy(exec, static_cast<int>((total + per_team - 1) / per_team), threads),
       KOKKOS_LAMBDA(const typename Policy::member_type& team) {
-        tile_start_team(team, v, status, items, static_cast<std::int64_t>(team.league_rank()) * tile_start_per_team, n,
-                        total, zero);
+        const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * per_team;
+        const std::int64_t end = min_of(total, begin + per_team);
+        std::uint64_t sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, begin, end),
+            [&](const std::int64_t i, std::uint64_t& x) {
+              if (i >= n) {
+                if (!items.ok(i - n)) Kokkos::atomic_add(&status(2), std::uint64_t(1));
+                return;
+              }
+              if (zero) v.c_vals(i) = Scalar();
+              x += column_check_term(v.c_cols(i), i);
+            },
+            sum);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          if (sum != 0) Kokkos::atomic_add(&status(1), sum);
+        });
       });
 }
 
 /// Tiles of equal products (PositionMap::tile_products), a group of `lanes` adjacent threads each, no scratch and
 /// no barrier: lane l adds the tile's products l, l + lanes, ... The tile's record gives the row and the entry of
 /// A holding its first product; each thread walks on from there: the next entry, or row, when its products end (a
-/// search of the row's entry offsets finds the entry in a new row). The sum is added atomically into C, which
-/// replay_tiles zeroes before. Long rows, and long rows of B, spread over many tiles; one lane suits short rows of B
-/// (a thread crosses an entry every few products), more lanes long ones (their loads coalesce). A thread's time is a
+/// search of the row's entry offsets finds the entry in a new row). The sum is added atomically into C (zeroed by
+/// start_tile_replay). Long rows, and long rows of B, spread over many tiles; one lane suits short rows of B (a
+/// thread crosses an entry every few products), more lanes long ones (their loads coalesce). A thread's time is a
 /// chain of dependent loads, so the tiles hold few products: about four waves of threads (replay_tile_products). (A
 /// team per tile that staged its rows and entries in scratch was bound by its scans and barriers; threads that search
 /// for their own row and entry need neither.)
-///
-/// The launch's last teams (checked > 0: the first launch) add the checksum of C's columns and check the
-/// operands beside the tiles (tile_start_team), so the tiles may meet operands that fail the check: a thread stops at
-/// a row whose entries lie outside A's, or an entry whose column or row of B lies outside B's, so that it reads only
-/// within the arrays (the call then reports the check's failure, whatever C holds).
 ///
 /// The most lanes of a tile's group: a CUDA warp's vector length, on every backend (tests on CPUs take the GPUs'
 /// shapes).
 constexpr int replay_tile_most_lanes = 32;
 
-template <class ExecSpace, class Views, class Perm, class Items = NoOperandItems>
+template <class ExecSpace, class Views, class Perm>
 struct ReplayTilesKernel {
   using Ordinal = typename Views::ordinal_type;
   using Scalar = typename Views::scalar_type;
   using Space = typename ExecSpace::memory_space;
-  using Policy = Teams<ExecSpace>;
 
   Views v;
   Perm perm;
@@ -804,27 +787,13 @@ struct ReplayTilesKernel {
   Kokkos::View<const std::int64_t*, Space> tile_rows;
   Kokkos::View<const std::int32_t*, Space> tile_entries;
   Kokkos::View<const std::int32_t*, Space> entry_offsets;
-  Kokkos::View<std::uint64_t*, Space> status;  // [1] the checksum, [2] the operands' failed items
+  Kokkos::View<const std::uint64_t*, Space> status;  // [2]: operands that failed the check beside the replay
   TileRuns runs;
   std::int64_t tile_products = 1;  // a multiple of lanes
   int lanes = 1;                   // a power of two (half_mean_lanes)
-  Items items;
-  std::int64_t tile_threads = 0;     // the tiles' groups of lanes
-  std::int64_t tile_teams = 0;       // teams [0, tile_teams) replay tiles, the rest start (tile_start_team)
-  std::int64_t checked_entries = 0;  // C's entries the start teams cover
-  std::int64_t checked = 0;          // and with the operands' items (none in a later launch)
 
-  KOKKOS_INLINE_FUNCTION void operator()(const typename Policy::member_type& team) const {
-    const std::int64_t t = team.league_rank();
-    if (t >= tile_teams) {
-      tile_start_team(team, v, status, items, (t - tile_teams) * tile_start_per_team, checked_entries, checked, false);
-      return;
-    }
-    const std::int64_t g = t * team.team_size() + team.team_rank();
-    if (g < tile_threads) tile(g);
-  }
-
-  KOKKOS_INLINE_FUNCTION void tile(const std::int64_t g) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t g) const {
+    if (status(2) != 0) return;
     // lanes is a power of two: shifts and masks, not a 64-bit division per thread.
     const std::int64_t lane = g & (lanes - 1);
     const std::int64_t t = runs.run[0].first_tile + (g >> lowest_bit_u64(static_cast<std::uint64_t>(lanes)));
@@ -838,10 +807,6 @@ struct ReplayTilesKernel {
     auto row_end_of = [&](std::int64_t q) { return q + 1 < run.row_end ? start[q + 1] - first : run.products; };
     std::int64_t q = tile_rows(t);
     std::int64_t row_first = start[q] - first, row_end = row_end_of(q);
-    // Operands that fail the check beside the tiles: what a thread may read of them.
-    const std::int64_t a_entries = static_cast<std::int64_t>(v.a_cols.extent(0));
-    const std::int64_t b_rows = static_cast<std::int64_t>(v.b_rows.extent(0)) - 1;
-    const std::int64_t b_entries = static_cast<std::int64_t>(v.b_vals.extent(0));
 
     // The row's state and the entry's (its products end at entry_end; B's value of product i is b_vals(b + i)).
     std::int64_t a_begin = 0, entries = 0, e = tile_entries(t), entry_end = 0, b = 0;
@@ -849,13 +814,12 @@ struct ReplayTilesKernel {
     Scalar* c = nullptr;
     Scalar a_val{};
     Ordinal row = 0;
-    auto enter_row = [&]() {  // false: the row's entries lie outside A's
+    auto enter_row = [&]() {
       row = perm(q);
       a_begin = static_cast<std::int64_t>(v.a_rows(row));
       entries = static_cast<std::int64_t>(v.a_rows(row + 1)) - a_begin;
       offsets = entry_offsets.data() + a_begin;
       c = v.c_vals.data() + v.c_rows(row);
-      return a_begin >= 0 && entries >= 0 && a_begin + entries <= a_entries;
     };
     auto next_row = [&]() {  // to the row holding product i, and its entry
       do {
@@ -863,75 +827,37 @@ struct ReplayTilesKernel {
         row_first = row_end;
         row_end = row_end_of(q);
       } while (i >= row_end);
-      if (!enter_row()) return false;
+      enter_row();
       e = last_at_or_below(offsets, entries, i - row_first);
-      return true;
     };
-    auto enter_entry = [&]() {  // false: the entry's column or its row of B lies outside B's
+    auto enter_entry = [&]() {
       while (e + 1 < entries && row_first + offsets[e + 1] <= i) ++e;  // entries without products, or passed
-      if (e < 0 || e >= entries) return false;
       entry_end = e + 1 < entries ? row_first + offsets[e + 1] : row_end;
       const Ordinal k = v.a_cols(a_begin + e);
-      if (static_cast<std::int64_t>(k) < 0 || static_cast<std::int64_t>(k) >= b_rows) return false;
       a_val = v.a_value(row, a_begin + e);
-      const std::int64_t b_begin = static_cast<std::int64_t>(v.b_rows(k));
-      b = b_begin - offsets[e] - row_first;
-      return b_begin >= 0 && b + entry_end <= b_entries;
+      b = static_cast<std::int64_t>(v.b_rows(k)) - offsets[e] - row_first;
     };
-    if (i >= row_end ? !next_row() : !enter_row()) return;  // a lane past the tile's first row: a search
-    if (!enter_entry()) return;
+    if (i >= row_end) {  // a lane past the tile's first row
+      next_row();
+    } else {
+      enter_row();
+    }
+    enter_entry();
     const unsigned char* places = positions + run.first_byte;
     with_width(run.width, [&](auto width) {
       for (; i < end; i += lanes) {
         if (i >= row_end) {
-          if (!next_row() || !enter_entry()) return;
+          next_row();
+          enter_entry();
         } else if (i >= entry_end) {
           ++e;
-          if (!enter_entry()) return;
+          enter_entry();
         }
         accumulate<true>(&c[load_position(places, width.value, i)], a_val * v.b_vals(b + i));
       }
     });
   }
 };
-
-/// A tile replay (PositionMap's tiles): C zeroed (a memset where Scalar() is zero bytes), then the tiles, a launch a
-/// group of runs (TileRuns::max_runs); the first launch's last teams add the checksum of C's columns and check the
-/// operands beside the tiles (the tiles stay within the arrays whatever the operands hold), so that a small product's
-/// replay is a memset and one launch (docs/performance.md, v80). before_tiles(): once C's zeroing is queued.
-/// started: start_tile_replay already zeroed C, added the checksum and checked the operands (no items then).
-template <class ExecSpace, class Views, class Map, class Status, class Items, class BeforeTiles>
-void replay_tiles(const ExecSpace& exec, const Views& v, const Map& map, const Status& status, const Items& items,
-                  const BeforeTiles& before_tiles, const bool started) {
-  using Perm = decltype(map.bins.perm);
-  using Kernel = ReplayTilesKernel<ExecSpace, Views, Perm, Items>;
-  using Scalar = typename Views::scalar_type;
-  if (!started) Kokkos::deep_copy(exec, v.c_vals, Scalar());
-  before_tiles();
-  const int threads = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
-  for (std::size_t first = 0; first < map.mapped.size(); first += TileRuns::max_runs) {
-    const TileRuns runs = TileRuns::of(map.mapped, first);
-    Kernel k{v,
-             map.bins.perm,
-             map.positions.data(),
-             map.product_start,
-             map.tile_rows,
-             map.tile_entries,
-             map.entry_offsets,
-             status,
-             runs,
-             map.tile_products,
-             map.mapped[0].config.vector_length,
-             items};
-    k.tile_threads = (runs.end_tile() - runs.run[0].first_tile) * k.lanes;
-    k.tile_teams = (k.tile_threads + threads - 1) / threads;
-    k.checked_entries = first == 0 && !started ? static_cast<std::int64_t>(v.c_cols.extent(0)) : 0;
-    k.checked = first == 0 ? k.checked_entries + items.size() : 0;
-    const std::int64_t start_teams = (k.checked + tile_start_per_team - 1) / tile_start_per_team;
-    Kokkos::parallel_for("KokkosSpGEMM::Numeric::replay_tiles",
-                         typename Kernel::Policy(exec, static_cast<int>(k.tile_teams + start_teams), threads), k);
-  }
-}
 
 /// Whether the replay runs as ReplayHostRowsKernel (CPUs): every bin of the map keeps its sums in C a thread a row.
 template <class Map>
@@ -1080,12 +1006,24 @@ void replay_positions(const ExecSpace& exec, const Views& v, const Map& map, con
     return;
   }
   if (!map.mapped.empty() && map.mapped[0].config.kernel == RowKernel::ReplayTiles) {
-    if (map.gathered_beside) {  // the gathered bins' kernels follow B's rows: the check goes before them
-      start_tile_replay(exec, v, status, true, items);
-      started();
-      replay_tiles(exec, v, map, status, NoOperandItems(), NothingAtStart(), true);
-    } else {
-      replay_tiles(exec, v, map, status, items, started, false);
+    using Kernel = ReplayTilesKernel<ExecSpace, Views, Perm>;
+    start_tile_replay(exec, v, status, true, items);
+    started();
+    for (std::size_t first = 0; first < map.mapped.size(); first += TileRuns::max_runs) {
+      const TileRuns runs = TileRuns::of(map.mapped, first);
+      const Kernel k{v,
+                     map.bins.perm,
+                     map.positions.data(),
+                     map.product_start,
+                     map.tile_rows,
+                     map.tile_entries,
+                     map.entry_offsets,
+                     status,
+                     runs,
+                     map.tile_products,
+                     map.mapped[0].config.vector_length};
+      Kokkos::parallel_for("KokkosSpGEMM::Numeric::replay_tiles",
+                           Impl::Range<ExecSpace>(exec, 0, (runs.end_tile() - runs.run[0].first_tile) * k.lanes), k);
     }
     return;
   }
