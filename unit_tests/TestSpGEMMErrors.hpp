@@ -135,8 +135,8 @@ TEST(TEST_CATEGORY, error_malformed_operands_on_position_map_replay) {
   const int n = a.num_rows();
   const auto bad_column = broken([&](auto& m) { m.entries()(m.entries().extent(0) / 2) = n + 5; });
   const auto bad_row_map = broken([&](auto& m) { m.row_map()(n / 2) = m.row_map()(n / 2 + 1) + 1; });
-  // A row of A past A's entries: replays that check A beside their own work (tiles, the entry form) must not read
-  // beyond A, B or the map before the check's verdict.
+  // A row of A past A's entries: every replay must name it, and one that checks A beside its own work (the entry
+  // form on GPUs) must not read beyond A, B or the map before the check's verdict.
   const int nnz = static_cast<int>(a.entries().extent(0));
   const auto far_row_map = broken([&](auto& m) { m.row_map()(n / 2) = nnz + 1000; });
   for (const auto shape :
