@@ -721,37 +721,60 @@ void check_operands_beside(const ExecSpace& exec, const Items& items, const Stat
   }
 }
 
+/// Entries of C a thread of the tile replay's start pass loads at once: enough loads in flight to hide their latency
+/// without spilling, and a GPU team of 256 threads then covers 2,048 entries.
+constexpr int start_pass_unroll = 8;
+
 /// Before a tile replay: every value of C zeroed and the checksum of all of C's columns added to status(1) (which
-/// the caller zeroed), flat over C's entries, and on past them the operands' check (status(2)) when the replay
-/// checks them: one launch. A team sums its items and adds once, where a range reduction waits on a last block to
-/// combine its blocks' partial sums. Tiles split rows between threads, so
+/// the caller zeroed), and the operands' check (status(2)) when the replay checks them: one launch, C's teams first,
+/// then the check's (add_team_bad_items). A thread takes start_pass_unroll of C's entries at a time, a team's
+/// threads adjacent within each of them (coalesced on GPUs, contiguous on CPUs, whose teams are one thread), all
+/// their columns loaded before any is used, where a loop of one entry at a time waits on each load
+/// (docs/performance.md, v81). A team sums its terms and adds once. Tiles split rows between threads, so
 /// none owns a row's zeroing; the tile map's checksum covers all of C (make_position_map computes it with the same
 /// pass, zero = false).
 template <class ExecSpace, class Views, class Status, class Items = NoOperandItems>
 void start_tile_replay(const ExecSpace& exec, const Views& v, const Status& status, bool zero,
                        const Items& items = Items()) {
   using Scalar = typename Views::scalar_type;
+  using Ordinal = typename Views::ordinal_type;
   using Policy = Impl::Teams<ExecSpace>;
-  const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0)), total = n + items.size();
-  const int threads = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
-  constexpr std::int64_t per_team = 2048;
-  if (total == 0) return;
+  constexpr int threads = BackendTraits<ExecSpace>::is_gpu ? 256 : 1;
+  constexpr std::int64_t per_thread =
+      max_of<std::int64_t>(start_pass_unroll, BackendTraits<ExecSpace>::flat_items_per_work_item);
+  constexpr std::int64_t per_team = threads * per_thread;
+  const std::int64_t n = static_cast<std::int64_t>(v.c_cols.extent(0));
+  const std::int64_t c_teams = (n + per_team - 1) / per_team;
+  const std::int64_t item_teams = (items.size() + per_team - 1) / per_team;
+  if (c_teams + item_teams == 0) return;
   Kokkos::parallel_for(
-      "KokkosSpGEMM::Numeric::replay_tiles_start",
-      Policy(exec, static_cast<int>((total + per_team - 1) / per_team), threads),
+      "KokkosSpGEMM::Numeric::replay_tiles_start", Policy(exec, static_cast<int>(c_teams + item_teams), threads),
       KOKKOS_LAMBDA(const typename Policy::member_type& team) {
-        const std::int64_t begin = static_cast<std::int64_t>(team.league_rank()) * per_team;
-        const std::int64_t end = min_of(total, begin + per_team);
+        const std::int64_t t = team.league_rank();
+        if (t >= c_teams) {
+          add_team_bad_items(team, items, (t - c_teams) * per_team, per_thread, &status(2));
+          return;
+        }
         std::uint64_t sum = 0;
         Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, begin, end),
-            [&](const std::int64_t i, std::uint64_t& x) {
-              if (i >= n) {
-                if (!items.ok(i - n)) Kokkos::atomic_add(&status(2), std::uint64_t(1));
-                return;
+            Kokkos::TeamThreadRange(team, team.team_size()),
+            [&](const int r, std::uint64_t& x) {
+              for (std::int64_t k = 0; k < per_thread; k += start_pass_unroll) {
+                // Entry u of this step: base + u * threads (a team's threads adjacent).
+                const std::int64_t base = t * per_team + k * threads + r;
+                Ordinal col[start_pass_unroll];
+                for (int u = 0; u < start_pass_unroll; ++u) {
+                  const std::int64_t i = base + static_cast<std::int64_t>(u) * threads;
+                  col[u] = i < n ? v.c_cols(i) : Ordinal(0);
+                }
+                for (int u = 0; u < start_pass_unroll; ++u) {
+                  const std::int64_t i = base + static_cast<std::int64_t>(u) * threads;
+                  if (i < n) {
+                    if (zero) v.c_vals(i) = Scalar();
+                    x += column_check_term(col[u], i);
+                  }
+                }
               }
-              if (zero) v.c_vals(i) = Scalar();
-              x += column_check_term(v.c_cols(i), i);
             },
             sum);
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
