@@ -16,6 +16,7 @@
 // sets), so 3.4 builds leave this peer out.
 #include <KokkosKernels_Handle.hpp>
 #include <KokkosGraph_Triangle.hpp>
+#include <impl/pipeline/KokkosSpGEMM_WorkRanges.hpp>
 #include <interop/KokkosSpGEMM_KokkosKernelsInterop.hpp>
 #define KOKKOSSPGEMM_PERF_KK_TRIANGLES 1
 #endif
@@ -159,17 +160,8 @@ Count kk_spgemm_then_mask(const DeviceMatrix& dl) {
       "kk_mask_sum", Kokkos::RangePolicy<Exec>(0, n),
       KOKKOS_LAMBDA(const Ordinal i, Count& s) {
         for (Offset e = c_rows(i); e < c_rows(i + 1); ++e) {
-          const Ordinal j = c_cols(e);
-          Offset lo = lr(i), hi = lr(i + 1);
-          while (lo < hi) {
-            const Offset mid = lo + (hi - lo) / 2;
-            if (lc(mid) < j) {
-              lo = mid + 1;
-            } else {
-              hi = mid;
-            }
-          }
-          if (lo < lr(i + 1) && lc(lo) == j) s += static_cast<Count>(c_vals(e));
+          const std::int64_t p = KokkosSpGEMM::Impl::sorted_lower_bound(lc, lr(i), lr(i + 1), c_cols(e));
+          if (p < static_cast<std::int64_t>(lr(i + 1)) && lc(p) == c_cols(e)) s += static_cast<Count>(c_vals(e));
         }
       },
       got);
