@@ -421,6 +421,48 @@ void count_bad_items(const ExecSpace& exec, const char* label, const Items& item
       result);
 }
 
+/// What count_operand_and_mask_flaws counts: A's and B's items that break the rules (OperandItems) and a mask's
+/// CsrFlaws, in the order of the symbolic phase's carried values (three words). A reduction's value type.
+struct OperandAndMaskFlaws {
+  std::uint64_t operands = 0;
+  CsrFlaws mask;
+  KOKKOS_INLINE_FUNCTION OperandAndMaskFlaws& operator+=(const OperandAndMaskFlaws& o) {
+    operands += o.operands;
+    mask += o.mask;
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile OperandAndMaskFlaws& o) volatile {
+    operands += o.operands;
+    mask += o.mask;
+  }
+};
+static_assert(sizeof(OperandAndMaskFlaws) == 3 * sizeof(std::uint64_t), "three words, as the carried values");
+
+/// count_bad_items of the operands (items) and count_sorted_unique_flaws of a mask (rows > 0, row_map of rows + 1
+/// offsets) in one launch, into result (a view of an OperandAndMaskFlaws): the mask's pass would otherwise be a
+/// launch of its own after the operands', each a few microseconds of latency on small matrices.
+template <class ExecSpace, class Items, class RowMap, class Cols, class Ordinal, class Result>
+void count_operand_and_mask_flaws(const ExecSpace& exec, const Items& items, const RowMap& row_map, const Cols& cols,
+                                  const Ordinal rows, const Ordinal num_cols, Result&& result) {
+  constexpr std::int64_t block = BackendTraits<ExecSpace>::flat_items_per_work_item;
+  const std::int64_t size = items.size();
+  const std::int64_t operand_work = (size + block - 1) / block;
+  const std::int64_t nnz = static_cast<std::int64_t>(cols.extent(0));
+  const SortedUniqueItems<typename RowMap::const_type, typename Cols::const_type> mask{
+      row_map, cols, rows, num_cols, nnz, (static_cast<std::int64_t>(rows) + nnz + block - 1) / block};
+  Kokkos::parallel_reduce(
+      "KokkosSpGEMM::InputChecks::operands_and_mask", Impl::Range<ExecSpace>(exec, 0, operand_work + mask.items),
+      KOKKOS_LAMBDA(const std::int64_t w, OperandAndMaskFlaws& f) {
+        if (w < operand_work) {
+          const std::int64_t lo = w * block;
+          f.operands += static_cast<std::uint64_t>(items.bad_items(lo, lo + block < size ? lo + block : size));
+        } else {
+          mask.count(w - operand_work, f.mask);
+        }
+      },
+      result);
+}
+
 /// A team's part of a flat check: its threads count items [first, first + team_size * per_thread) (Items::bad_items,
 /// per_thread adjacent items each, their loads issued together), and the team adds its total to *counter once, where
 /// a range reduction would wait on a last block to combine its blocks' sums.

@@ -286,18 +286,19 @@ void run_symbolic(const ExecSpace& exec, Handle& handle, const AMatrix& a, const
   const Kokkos::View<const std::uint64_t*, Space> verdict =
       deferred ? Kokkos::subview(carried, Kokkos::make_pair(0, mask_deferred ? 3 : 1))
                : Kokkos::View<const std::uint64_t*, Space>();
-  if (deferred) {
-    count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands", OperandItems<AMatrix, BMatrix>(a, b),
-                    Kokkos::View<std::uint64_t, Space, Kokkos::MemoryUnmanaged>(carried.data()));
-  } else if (defer_check) {
-    check_operands(exec, "spgemm_symbolic", a, b);
-  }
-  if (mask_deferred) {
-    count_sorted_unique_flaws(
-        exec, st.complement_rows, st.complement_cols, rows, b.num_cols(),
-        Kokkos::View<CsrFlaws, Space, Kokkos::MemoryUnmanaged>(reinterpret_cast<CsrFlaws*>(carried.data() + 1)));
-  } else if (st.check_complement) {
-    st.check_complement();
+  if (mask_deferred) {  // A's, B's and the mask's checks in one launch
+    count_operand_and_mask_flaws(exec, OperandItems<AMatrix, BMatrix>(a, b), st.complement_rows, st.complement_cols,
+                                 rows, b.num_cols(),
+                                 Kokkos::View<OperandAndMaskFlaws, Space, Kokkos::MemoryUnmanaged>(
+                                     reinterpret_cast<OperandAndMaskFlaws*>(carried.data())));
+  } else {
+    if (deferred) {
+      count_bad_items(exec, "KokkosSpGEMM::InputChecks::operands", OperandItems<AMatrix, BMatrix>(a, b),
+                      Kokkos::View<std::uint64_t, Space, Kokkos::MemoryUnmanaged>(carried.data()));
+    } else if (defer_check) {
+      check_operands(exec, "spgemm_symbolic", a, b);
+    }
+    if (st.check_complement) st.check_complement();
   }
   if (in_order) {
     v.count_branches =
