@@ -201,8 +201,6 @@ struct DenseRowKernel {
     const Ordinal* a_cols = v.a_cols.data();
     std::int64_t n = 0, used = 0;
     if (Counts && !check.row_followed(v.a_rows, row, bad)) return 0;
-    // A complemented mask's columns set first are never counted; their words are cleared with the touched ones.
-    bad += for_mask_row<Counts>(row, [&](const Ordinal col) { bits[col >> 6] |= std::uint64_t(1) << (col & 63); });
     const auto a_end = v.a_rows(row + 1);
     for (auto e = v.a_rows(row); e < a_end; ++e) {
       const Ordinal k = a_cols[e];
@@ -218,8 +216,11 @@ struct DenseRowKernel {
         }
       }
     }
+    // A complemented mask's columns that the row holds are not C's: counted off after the products, one walk of
+    // its row (set before them, its words had to be cleared in a second).
+    bad += for_mask_row<Counts>(
+        row, [&](const Ordinal col) { n -= static_cast<std::int64_t>((bits[col >> 6] >> (col & 63)) & 1); });
     for (std::int64_t i = 0; i < used; ++i) bits[touched[i]] = 0;
-    for_mask_row<Counts>(row, [&](const Ordinal col) { bits[col >> 6] = 0; });  // flaws counted above
     return n;
   }
 
@@ -407,6 +408,10 @@ struct DenseRowKernel {
     const Scalar* b_vals = v.b_vals.data();
     const Scalar* a_vals = v.a_vals.data();
     const auto a_row = v.a_values.row(row);  // the Jacobi operand's scale and diagonal, once a row
+    if constexpr (!Gather && !Checked) {
+      // A row the count left empty is written as it is (no products, or all of them under a complemented mask).
+      if (v.c_rows(row + 1) == v.c_rows(row)) return 0;
+    }
     if constexpr (!Gather) stamp_mask_row(row, stamps, stamp);
     std::int64_t n = 0;
     if (!BranchFree && v.unit_b) {  // the loop below, with B's row of one entry at k
