@@ -11,6 +11,7 @@
 #include <KokkosSpGEMM_Errors.hpp>
 #include <KokkosSpGEMM_Options.hpp>
 #include <impl/accumulate/KokkosSpGEMM_MaskedRows.hpp>
+#include <impl/memory/KokkosSpGEMM_Workspace.hpp>
 #include <impl/pipeline/KokkosSpGEMM_InputChecks.hpp>
 #include <operations/KokkosSpGEMM_MaskedSpGEMM.hpp>
 
@@ -78,8 +79,10 @@ KOKKOS_INLINE_FUNCTION bool before(const Rows& rows, Ordinal j, Ordinal i) {
   return dj < di || (dj == di && j < i);
 }
 
-/// Row i of L: its neighbours before it (sizes, then with offsets the columns in their order).
-template <class ExecSpace, class Rows, class Cols, class LRows, class LCols, class Sizes>
+/// Row i of L: its neighbours before it (sizes, then with offsets the columns in their order). The sizes pass marks
+/// each entry of g that L keeps, so that the fill reads those marks in g's order instead of every neighbour's degree
+/// again (a load a row apart for each entry: on CPUs the pass's cache misses).
+template <class ExecSpace, class Rows, class Cols, class LRows, class LCols, class Sizes, class Kept>
 struct LowerByDegree {
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   GraphRows<ExecSpace> shape;
@@ -88,6 +91,7 @@ struct LowerByDegree {
   LRows l_rows;
   LCols l_cols;
   Sizes sizes;
+  Kept kept;
   bool fill = false;
   KOKKOS_INLINE_FUNCTION void operator()(const Member& m) const {
     using Ordinal = typename Cols::non_const_value_type;
@@ -98,16 +102,20 @@ struct LowerByDegree {
         std::int64_t n = 0;
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(m, end - begin),
-            [&](const std::int64_t x, std::int64_t& c) { c += before(rows, cols(begin + x), i); }, n);
+            [&](const std::int64_t x, std::int64_t& c) {
+              const bool keep = before(rows, cols(begin + x), i);
+              kept(begin + x) = keep;
+              c += keep;
+            },
+            n);
         Kokkos::single(Kokkos::PerThread(m), [&]() { sizes(i) = n; });
         return;
       }
       const std::int64_t out = l_rows(i);
       Kokkos::parallel_scan(Kokkos::ThreadVectorRange(m, end - begin),
                             [&](const std::int64_t x, std::int64_t& at, const bool final) {
-                              const Ordinal j = cols(begin + x);
-                              if (before(rows, j, i)) {
-                                if (final) l_cols(out + at) = j;
+                              if (kept(begin + x)) {
+                                if (final) l_cols(out + at) = cols(begin + x);
                                 ++at;
                               }
                             });
@@ -145,19 +153,23 @@ lower_by_degree(const ExecSpace& exec, const GMatrix& g) {
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::Triangles::sizes"), g.num_rows());
   typename L::row_map_type rows(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::L::row_map"),
                                 static_cast<std::size_t>(g.num_rows()) + 1);
+  // The entries' marks from the library's cache (a temporary of this call; no device allocation).
+  const std::size_t g_nnz = g.entries().extent(0);
+  Workspace<ExecSpace> workspace(exec, sizeof(WorkspaceGrain) + g_nnz);
+  const auto kept = workspace.template take<unsigned char>("KokkosSpGEMM::Triangles::kept", g_nnz);
   using F = LowerByDegree<ExecSpace, std::decay_t<decltype(g.row_map())>, std::decay_t<decltype(g.entries())>,
-                          typename L::row_map_type, typename L::entries_type, decltype(sizes)>;
+                          typename L::row_map_type, typename L::entries_type, decltype(sizes), decltype(kept)>;
   const GraphRows<ExecSpace> shape(g.num_rows(), static_cast<std::int64_t>(g.nnz()));
   if (g.num_rows() > 0) {
     Kokkos::parallel_for("KokkosSpGEMM::Triangles::lower_sizes", shape.policy(exec),
-                         F{shape, g.row_map(), g.entries(), rows, {}, sizes, false});
+                         F{shape, g.row_map(), g.entries(), rows, {}, sizes, kept, false});
   }
   const std::int64_t nnz = row_map_from_sizes(exec, "triangle_count", rows, sizes);
   typename L::entries_type cols(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::L::entries"), nnz);
   typename L::values_type vals(Kokkos::view_alloc(exec, "KokkosSpGEMM::L::values"), nnz);
   if (g.num_rows() > 0) {
     Kokkos::parallel_for("KokkosSpGEMM::Triangles::lower", shape.policy(exec),
-                         F{shape, g.row_map(), g.entries(), rows, cols, sizes, true});
+                         F{shape, g.row_map(), g.entries(), rows, cols, sizes, kept, true});
   }
   return L(g.num_rows(), g.num_cols(), rows, cols, vals);
 }
