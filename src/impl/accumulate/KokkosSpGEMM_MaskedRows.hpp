@@ -167,15 +167,20 @@ struct MaskedRowsDense {
   }
 };
 
-/// The masked walk's row weight (see balanced_ranges): a row of empty T is skipped, else it costs T's row and its
-/// entries of A times B's mean row.
+/// The masked walk's row weight (see balanced_ranges): T's row and its entries of A times B's mean row. A row of
+/// empty T is skipped, so costs less than that; weighed alike, the rows' running sum is in closed form, where the
+/// exact weights' scan took 13% of usroads-48's C<L> on 2 threads.
 template <class Ops>
 struct MaskedRowWeight {
   Ops o;
   std::int64_t per_entry = 1;
   KOKKOS_INLINE_FUNCTION std::int64_t operator()(const std::int64_t i) const {
-    const std::int64_t t_len = static_cast<std::int64_t>(o.t_rows(i + 1) - o.t_rows(i));
-    return 1 + (t_len > 0 ? t_len + static_cast<std::int64_t>(o.a_rows(i + 1) - o.a_rows(i)) * per_entry : 0);
+    return running_sum(i + 1) - running_sum(i);
+  }
+  static constexpr bool running_sum_known = true;
+  KOKKOS_INLINE_FUNCTION std::int64_t running_sum(const std::int64_t r) const {
+    return r + static_cast<std::int64_t>(o.t_rows(r) - o.t_rows(0)) +
+           static_cast<std::int64_t>(o.a_rows(r) - o.a_rows(0)) * per_entry;
   }
 };
 

@@ -30,14 +30,14 @@ KOKKOS_INLINE_FUNCTION constexpr bool is_negative(const T& x) {
 /// nnz. Columns are checked entry by entry (csr_column_ok): a thread per row would queue a long row's columns on one
 /// thread, and the check would wait on the longest row.
 template <class Offset, class Ordinal>
-KOKKOS_INLINE_FUNCTION bool csr_offsets_ok(const Offset begin, const Offset end, std::size_t nnz, Ordinal i,
-                                           Ordinal rows) {
+KOKKOS_FORCEINLINE_FUNCTION bool csr_offsets_ok(const Offset begin, const Offset end, std::size_t nnz, Ordinal i,
+                                                Ordinal rows) {
   return !is_negative(begin) && begin <= end && static_cast<std::size_t>(end) <= nnz && (i != 0 || begin == 0) &&
          (i + 1 != rows || static_cast<std::size_t>(end) == nnz);
 }
 
 template <class RowMap, class Ordinal>
-KOKKOS_INLINE_FUNCTION bool csr_offsets_ok(const RowMap& row_map, std::size_t nnz, Ordinal i, Ordinal rows) {
+KOKKOS_FORCEINLINE_FUNCTION bool csr_offsets_ok(const RowMap& row_map, std::size_t nnz, Ordinal i, Ordinal rows) {
   return csr_offsets_ok(row_map(i), row_map(i + 1), nnz, i, rows);
 }
 
