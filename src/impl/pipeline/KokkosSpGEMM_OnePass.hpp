@@ -52,11 +52,6 @@ OnePassRanges<typename ExecSpace::memory_space> one_pass_ranges(const ExecSpace&
   r.written = View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::OnePass::written"), count);
   r.bad = View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::OnePass::bad"), count);
   View longest(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::OnePass::longest"), count);
-  exec.fence();
-  // A row map that is not monotone weighs rows below zero and may cut ranges out of order: every row must fall in
-  // exactly one range.
-  for (std::int64_t w = 1; w <= count; ++w) r.first(w) = max_of(r.first(w), r.first(w - 1));
-  r.first(count) = rows;
   const auto a_rows = a.row_map();
   const auto a_cols = a.entries();
   const auto b_rows = b.row_map();

@@ -83,7 +83,6 @@ Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> balanced_ranges(co
   using View = Kokkos::View<std::int64_t*, typename ExecSpace::memory_space>;
   const bool by_rows = exec.concurrency() == 1;
   View start;
-  std::int64_t total = 0;  // start(rows) as well
   if (!by_rows && !HasRunningSum<Weight>::value) {
     start = View(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::WorkRanges::start"), rows + 1);
     Kokkos::parallel_scan(
@@ -92,8 +91,7 @@ Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> balanced_ranges(co
           if (final) start(r) = sum;
           sum += weight(r);
           if (final && r + 1 == rows) start(rows) = sum;
-        },
-        total);
+        });
   }
   View first(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "KokkosSpGEMM::WorkRanges::first"), ranges + 1);
   const RunningSum<Weight, View> sum{weight, start};
