@@ -168,8 +168,8 @@ struct MaskedRowsDense {
 };
 
 /// The masked walk's row weight (see balanced_ranges): T's row and its entries of A times B's mean row. A row of
-/// empty T is skipped, so costs less than that; weighed alike, the rows' running sum is in closed form, where the
-/// exact weights' scan took 13% of usroads-48's C<L> on 2 threads.
+/// empty T is skipped, so costs less than that; weighed alike, the rows' running sum is in closed form and the cut
+/// needs no scan of the weights (docs/performance.md, v85).
 template <class Ops>
 struct MaskedRowWeight {
   Ops o;

@@ -126,8 +126,8 @@ struct EntryWeight {
     const auto i = perm(first + r);
     return 1 + static_cast<std::int64_t>(a_rows(i + 1) - a_rows(i)) * per_entry;
   }
-  /// Rows in their own order: the weights of rows [0, r) from two offsets (a scan over the rows cost usroads-48's
-  /// one-shot a tenth of its time on 2 threads).
+  /// Rows in their own order: the weights of rows [0, r) from two offsets, no scan over the rows (docs/performance.md,
+  /// v85).
   static constexpr bool running_sum_known = IsRowsInOrder<Perm>::value;
   KOKKOS_INLINE_FUNCTION std::int64_t running_sum(const std::int64_t r) const {
     return r + static_cast<std::int64_t>(a_rows(first + r) - a_rows(first)) * per_entry;
