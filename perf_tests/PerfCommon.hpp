@@ -150,6 +150,37 @@ inline double time_median(int repeat, const std::function<void()>& f) {
   return median(t);
 }
 
+/// Calls that are compared with one another, timed in turn: a round calls each once (after a warm-up round), so that
+/// the machine's drift between blocks of calls (a GPU's small products moved by 15% from one block to the next,
+/// docs/performance.md) falls on all of them alike. Returns each call's median time; ratios[i] is the median over
+/// the rounds of call i's time over call 0's in the same round. Short rounds are repeated as time_median's calls.
+struct TimedInTurn {
+  std::vector<double> medians, ratios;
+};
+inline TimedInTurn time_in_turn(int repeat, const std::vector<std::function<void()>>& fs) {
+  const auto timed = [](const std::function<void()>& f) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    Kokkos::fence();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double warm = 0;
+  for (const auto& f : fs) warm += timed(f);
+  if (repeat_short_calls()) repeat = std::max(repeat, warm > 0 ? static_cast<int>(std::min(31.0, 0.05 / warm)) : 31);
+  std::vector<std::vector<double>> t(fs.size()), r(fs.size());
+  for (int round = 0; round < repeat; ++round) {
+    for (std::size_t i = 0; i < fs.size(); ++i) t[i].push_back(timed(fs[i]));
+    for (std::size_t i = 0; i < fs.size(); ++i) r[i].push_back(t[0].back() > 0 ? t[i].back() / t[0].back() : 0);
+  }
+  TimedInTurn out;
+  for (std::size_t i = 0; i < fs.size(); ++i) {
+    out.medians.push_back(median(t[i]));
+    out.ratios.push_back(median(r[i]));
+  }
+  return out;
+}
+
 using Reference = KokkosSpGEMM::ReferenceProduct<Scalar, Ordinal, Offset>;
 
 /// The reference of a case, computed once. Past 2.5e8 products (the serial reference would dominate the run) it
