@@ -128,25 +128,30 @@ inline bool& repeat_short_calls() {
   return on;
 }
 
+/// Wall time of one call of f between fences.
+inline double fenced_seconds(const std::function<void()>& f) {
+  Kokkos::fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  Kokkos::fence();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// How many times to time a call (or a round of calls) whose warm-up took `warm` seconds: `repeat`, or up to 31
+/// times for short ones (about 50 ms in all) where repeat_short_calls().
+inline int short_call_repeats(int repeat, double warm) {
+  if (!repeat_short_calls()) return repeat;
+  return std::max(repeat, warm > 0 ? static_cast<int>(std::min(31.0, 0.05 / warm)) : 31);
+}
+
 /// Median wall time of f between fences over `repeat` calls, after one warm-up call. The fences are global (the whole
 /// device) because vendor peers run on their own streams. Calls under a few milliseconds are timed more often (up
 /// to 31 times, about 50 ms in all): host jitter hits single short calls, and a median of 3 does not absorb it
 /// (docs/performance.md, Method).
 inline double time_median(int repeat, const std::function<void()>& f) {
-  Kokkos::fence();
-  const auto w0 = std::chrono::steady_clock::now();
-  f();
-  Kokkos::fence();
-  const double warm = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-  if (repeat_short_calls()) repeat = std::max(repeat, warm > 0 ? static_cast<int>(std::min(31.0, 0.05 / warm)) : 31);
+  const double warm = fenced_seconds(f);
   std::vector<double> t;
-  for (int r = 0; r < repeat; ++r) {
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    Kokkos::fence();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  for (int r = 0, n = short_call_repeats(repeat, warm); r < n; ++r) t.push_back(fenced_seconds(f));
   return median(t);
 }
 
@@ -158,19 +163,11 @@ struct TimedInTurn {
   std::vector<double> medians, ratios;
 };
 inline TimedInTurn time_in_turn(int repeat, const std::vector<std::function<void()>>& fs) {
-  const auto timed = [](const std::function<void()>& f) {
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    Kokkos::fence();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   double warm = 0;
-  for (const auto& f : fs) warm += timed(f);
-  if (repeat_short_calls()) repeat = std::max(repeat, warm > 0 ? static_cast<int>(std::min(31.0, 0.05 / warm)) : 31);
+  for (const auto& f : fs) warm += fenced_seconds(f);
   std::vector<std::vector<double>> t(fs.size()), r(fs.size());
-  for (int round = 0; round < repeat; ++round) {
-    for (std::size_t i = 0; i < fs.size(); ++i) t[i].push_back(timed(fs[i]));
+  for (int round = 0, n = short_call_repeats(repeat, warm); round < n; ++round) {
+    for (std::size_t i = 0; i < fs.size(); ++i) t[i].push_back(fenced_seconds(fs[i]));
     for (std::size_t i = 0; i < fs.size(); ++i) r[i].push_back(t[0].back() > 0 ? t[i].back() / t[0].back() : 0);
   }
   TimedInTurn out;
