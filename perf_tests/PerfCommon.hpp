@@ -156,7 +156,7 @@ inline double time_median(int repeat, const std::function<void()>& f) {
 }
 
 /// Calls that are compared with one another, timed in turn: a round calls each once (after a warm-up round), so that
-/// the machine's drift between blocks of calls (a GPU's small products moved by 15% from one block to the next,
+/// the machine's drift between blocks of calls (on small GPU products as large as the margins compared,
 /// docs/performance.md) falls on all of them alike. Returns each call's median time; ratios[i] is the median over
 /// the rounds of call i's time over call 0's in the same round. Short rounds are repeated as time_median's calls.
 struct TimedInTurn {
